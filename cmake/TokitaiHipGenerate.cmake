@@ -1,0 +1,128 @@
+# Generation at configure time and the ahead-of-time kernel build of one op catalog.
+include_guard(GLOBAL)
+
+find_program(TKH_LUA NAMES lua5.4 lua54 DOC "Lua 5.4 interpreter that runs the generator")
+if(NOT TKH_LUA)
+  message(FATAL_ERROR "Lua 5.4 is required to generate kernels (Debian: apt-get install lua5.4)")
+endif()
+
+function(_tkh_run_generator gen_root workdir)
+  execute_process(COMMAND "${TKH_LUA}" "${gen_root}/gen/tkhgen.lua" ${ARGN}
+    WORKING_DIRECTORY "${workdir}" RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    string(STRIP "${err}" err)
+    message(FATAL_ERROR "Kernel generation failed:\n${err}")
+  endif()
+endfunction()
+
+# _tkh_add_catalog(<var> NAME n PREFIX p INCLUDE_DIR d OUT_DIR o GEN_ROOT g OPS f... [TYPES t...])
+# Runs the generator (sources, then fingerprints, then registry and manifest), adds the
+# custom commands that compile each kernel for TKH_TARGETS, and sets in the caller:
+#   <var>_KERNEL_OBJECTS, <var>_HOST_SOURCES, <var>_INCLUDE_DIR, <var>_KERNELS_TARGET,
+#   <var>_MANIFEST, <var>_KERNEL_IDS.
+function(_tkh_add_catalog var)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME;PREFIX;INCLUDE_DIR;OUT_DIR;GEN_ROOT" "OPS;TYPES")
+  set(out "${arg_OUT_DIR}")
+  set(workdir "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(op_args "")
+  foreach(f IN LISTS arg_OPS)
+    get_filename_component(f "${f}" ABSOLUTE BASE_DIR "${workdir}")
+    file(RELATIVE_PATH rel "${workdir}" "${f}")
+    if(rel MATCHES "^\\.\\./")
+      set(rel "${f}")
+    endif()
+    list(APPEND op_args "${rel}")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${f}")
+  endforeach()
+  file(GLOB gen_inputs "${arg_GEN_ROOT}/gen/*.lua" "${arg_GEN_ROOT}/gen/tkh/*.lua"
+    "${arg_GEN_ROOT}/templates/*.tpl")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${gen_inputs})
+
+  set(common --out "${out}" --name "${arg_NAME}" --prefix "${arg_PREFIX}"
+    --include-dir "${arg_INCLUDE_DIR}")
+  if(arg_TYPES)
+    list(JOIN arg_TYPES "," types)
+    list(APPEND common --types "${types}")
+  endif()
+  _tkh_run_generator("${arg_GEN_ROOT}" "${workdir}" ${common} --phase sources ${op_args})
+  include("${out}/generated.cmake")
+
+  # Fingerprints: of each kernel source, of the compiler (its version text), of the build.
+  _tkh_target_flags(${TKH_PLATFORM} "${TKH_TARGETS}" target_flags)
+  get_filename_component(compiler_name "${TKH_KERNEL_COMPILER}" NAME)
+  list(JOIN TKH_KERNEL_FLAGS " " flags_text)
+  list(JOIN target_flags " " targets_text)
+  set(build_command "${compiler_name} ${flags_text} ${targets_text} -c <kernel>.hip")
+  string(SHA256 compiler_fp "${TKH_COMPILER_IDENTITY}")
+  string(SHA256 build_fp "${TKH_PLATFORM};${TKH_TARGETS};${build_command}")
+  string(REGEX REPLACE "\n.*" "" compiler_line "${TKH_COMPILER_IDENTITY}")
+  set(sources "")
+  foreach(id IN LISTS TKH_GENERATED_KERNELS)
+    file(SHA256 "${out}/kernels/${id}.hip" fp)
+    string(APPEND sources "    ${id} = \"sha256:${fp}\",\n")
+  endforeach()
+  set(lua_targets "")
+  foreach(t IN LISTS TKH_TARGETS)
+    string(APPEND lua_targets "\"${t}\", ")
+  endforeach()
+  string(REPLACE "\\" "\\\\" build_command_lua "${build_command}")
+  string(REPLACE "\"" "\\\"" build_command_lua "${build_command_lua}")
+  string(REPLACE "\"" "\\\"" compiler_line "${compiler_line}")
+  file(CONFIGURE OUTPUT "${out}/build_info.lua" CONTENT "-- Written by CMake: what the generator's registry and manifest record.
+return {
+  platform = \"${TKH_PLATFORM}\",
+  targets = { ${lua_targets}},
+  targets_from = \"${TKH_TARGETS_FROM}\",
+  compiler = \"${compiler_line}\",
+  compiler_fingerprint = \"sha256:${compiler_fp}\",
+  build_fingerprint = \"sha256:${build_fp}\",
+  build_command = \"${build_command_lua}\",
+  sources = {
+${sources}  },
+}
+" @ONLY)
+  _tkh_run_generator("${arg_GEN_ROOT}" "${workdir}" ${common} --phase all
+    --build-info "${out}/build_info.lua" ${op_args})
+
+  # Ahead-of-time compile of every kernel for every target, with our own rule: CMake
+  # 3.25's HIP language cannot find Debian's multiarch hip-lang.
+  set(launcher "")
+  if(CMAKE_C_COMPILER_LAUNCHER)
+    set(launcher ${CMAKE_C_COMPILER_LAUNCHER})
+  endif()
+  set(objects "")
+  set(headers "${arg_GEN_ROOT}/runtime/include/tokitai_hip/hip_platform.h"
+    "${arg_GEN_ROOT}/runtime/include/tokitai_hip/scalar.h"
+    "${arg_GEN_ROOT}/runtime/include/tokitai_hip/export.h")
+  list(TRANSFORM TKH_GENERATED_HEADERS PREPEND "${out}/" OUTPUT_VARIABLE gen_headers)
+  foreach(id IN LISTS TKH_GENERATED_KERNELS)
+    set(obj "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${id}.o")
+    add_custom_command(OUTPUT "${obj}"
+      COMMAND ${launcher} "${TKH_KERNEL_COMPILER}" ${TKH_KERNEL_FLAGS} ${target_flags}
+        -I "${arg_GEN_ROOT}/runtime/include" -I "${out}/include"
+        -c "${out}/kernels/${id}.hip" -o "${obj}"
+      DEPENDS "${out}/kernels/${id}.hip" ${headers} ${gen_headers}
+      COMMENT "Compiling kernel ${arg_NAME}/${id} for ${TKH_TARGETS}"
+      VERBATIM)
+    list(APPEND objects "${obj}")
+  endforeach()
+  add_custom_target(${arg_NAME}_kernels DEPENDS ${objects})
+
+  list(TRANSFORM TKH_GENERATED_KERNELS PREPEND "${out}/stubs/" OUTPUT_VARIABLE stubs)
+  list(TRANSFORM stubs APPEND ".c")
+  set(${var}_KERNEL_OBJECTS "${objects}" PARENT_SCOPE)
+  set(${var}_HOST_SOURCES ${stubs} "${out}/${TKH_GENERATED_REGISTRY}" PARENT_SCOPE)
+  set(${var}_INCLUDE_DIR "${out}/include" PARENT_SCOPE)
+  set(${var}_KERNELS_TARGET ${arg_NAME}_kernels PARENT_SCOPE)
+  set(${var}_MANIFEST "${out}/manifest.json" PARENT_SCOPE)
+  set(${var}_KERNEL_IDS "${TKH_GENERATED_KERNELS}" PARENT_SCOPE)
+endfunction()
+
+# After linking 'target', reads the GPU targets back out of the binary and fails the build
+# when one that was asked for is missing.
+function(_tkh_check_binary_targets target)
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" -DBINARY=$<TARGET_FILE:${target}> -DPLATFORM=${TKH_PLATFORM}
+      "-DTARGETS=${TKH_TARGETS}" -P "${TKH_CMAKE_DIR}/check_binary_targets.cmake"
+    VERBATIM)
+endfunction()

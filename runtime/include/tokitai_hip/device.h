@@ -1,0 +1,64 @@
+/* Devices and contexts. A context binds one GPU device; every entry point runs on the
+ * device of the context it is given. */
+#ifndef TOKITAI_HIP_DEVICE_H
+#define TOKITAI_HIP_DEVICE_H
+
+#include <stddef.h>
+
+#include "tokitai_hip/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Select the device from the environment variable TOKITAI_HIP_DEVICE, else device 0. */
+#define TKH_DEVICE_FROM_ENV (-1)
+
+/* What the runtime sees of one device, and whether it can be used. */
+typedef struct tkh_device_report {
+    int available;            /* 1 when the selected device can run kernels */
+    char reason[256];         /* why not, when available == 0 */
+    char platform[16];        /* "amd" or "nvidia": the platform this library was built for */
+    int device_count;
+    int selected;             /* device index, -1 when none */
+    char name[128];
+    char arch[64];            /* "gfx90a:sramecc+:xnack-" on amd, "sm_90" on nvidia */
+    int compute_units;        /* CUs on amd, SMs on nvidia */
+    size_t global_memory;     /* bytes */
+    int runtime_version;
+    int driver_version;
+    char fingerprint[72];     /* "sha256:" + SHA-256 of the fields above that identify it */
+} tkh_device_report;
+
+/* Fills 'out' for device 'device' (or TKH_DEVICE_FROM_ENV). Always fills 'out', also on
+ * failure, with available = 0 and the reason.
+ * Fails with: TKH_ERR_NULL_POINTER (out), TKH_ERR_INVALID_ARGUMENT (device < -1, or a
+ * TOKITAI_HIP_DEVICE that is not a non-negative integer), TKH_ERR_NO_DEVICE (the runtime
+ * finds none, or reports an error while counting), TKH_ERR_DEVICE_INDEX (no such index),
+ * TKH_ERR_RUNTIME (a property query failed). */
+TKH_API tkh_status tkh_device_query(int device, tkh_device_report *out);
+
+typedef struct tkh_context tkh_context;
+
+/* Creates a context on 'device' (or TKH_DEVICE_FROM_ENV); *out is NULL on failure.
+ * Fails with: TKH_ERR_NULL_POINTER (out), TKH_ERR_HOST_ALLOC, and every failure of
+ * tkh_device_query. */
+TKH_API tkh_status tkh_context_create(tkh_context **out, int device);
+
+/* Releases the context; NULL is a no-op. Device buffers the caller made stay theirs. */
+TKH_API void tkh_context_destroy(tkh_context *ctx);
+
+/* The report of the context's device; NULL for a NULL context. */
+TKH_API const tkh_device_report *tkh_context_device(const tkh_context *ctx);
+
+/* Test hook: the next host entry point on this context flips bit 'bit' of output element
+ * 'index' on the device after the kernel ran, before the copy back, so a test can prove
+ * on real hardware that the oracle check catches a wrong result.
+ * Fails with: TKH_ERR_NULL_POINTER (ctx), TKH_ERR_INVALID_ARGUMENT (bit > 63). */
+TKH_API tkh_status tkh_context_corrupt_next_output(tkh_context *ctx, size_t index, unsigned bit);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,25 @@
+/* Export and visibility marks for the TokitaiHip runtime, in one place.
+ * TKH_BUILDING_LIBRARY: set while building the library (shared or static).
+ * TKH_STATIC: set by users of the static library (the CMake target does it). */
+#ifndef TOKITAI_HIP_EXPORT_H
+#define TOKITAI_HIP_EXPORT_H
+
+#if defined(TKH_BUILDING_LIBRARY) && defined(TKH_STATIC)
+#error "TKH_BUILDING_LIBRARY and TKH_STATIC are both defined: build one library kind at a time"
+#endif
+
+#if defined(TKH_BUILDING_LIBRARY) && defined(__GNUC__)
+#define TKH_API __attribute__((visibility("default")))
+#else
+#define TKH_API
+#endif
+
+/* Symbols shared between the runtime's own objects (generated kernels, stubs and the
+ * registry) that must not leave the library. */
+#if defined(__GNUC__)
+#define TKH_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define TKH_HIDDEN
+#endif
+
+#endif

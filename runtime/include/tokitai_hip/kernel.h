@@ -1,0 +1,97 @@
+/* Kernels, registries and the generic entry points every generated one goes through. */
+#ifndef TOKITAI_HIP_KERNEL_H
+#define TOKITAI_HIP_KERNEL_H
+
+#include <stddef.h>
+
+#include "tokitai_hip/device.h"
+#include "tokitai_hip/report.h"
+#include "tokitai_hip/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A stream of the platform's runtime (hipStream_t or cudaStream_t); NULL is the default. */
+typedef void *tkh_stream;
+
+/* Enqueues the kernel; returns the runtime's error code (0 on success). */
+typedef int (*tkh_launch_fn)(const void *const *inputs, void *out, size_t n, unsigned grid,
+    unsigned block, void *stream);
+
+/* Compares n outputs with the oracle; returns the first index that differs (writing what
+ * differed into detail), or n when all are equal. */
+typedef size_t (*tkh_check_fn)(const void *const *inputs, const void *out, size_t n,
+    char *detail, size_t detail_size);
+
+/* One generated kernel and its contract. Lists are NULL-terminated. */
+typedef struct tkh_kernel_info {
+    const char *catalog;              /* "core", or a downstream catalog's name */
+    const char *op;                   /* "add" */
+    const char *type;                 /* "i32" */
+    const char *symbol;               /* device symbol, "tkhk_add_i32" */
+    unsigned arity;                   /* number of inputs */
+    size_t elem_size;                 /* bytes per element */
+    unsigned block;                   /* threads per block */
+    const char *domain;               /* "integer" */
+    const char *representation;       /* "dense" */
+    const char *semantics;
+    const char *comparison;           /* how the oracle compares */
+    const char *platform;             /* "amd" or "nvidia" */
+    const char *const *targets;       /* what it was compiled for: "gfx90a:xnack-", "sm_90" */
+    const char *source_fingerprint;   /* "sha256:..." of the generated kernel source */
+    const char *compiler;             /* compiler identity line */
+    const char *compiler_fingerprint;
+    const char *build_fingerprint;    /* of the build options and targets */
+    const char *build_command;
+    const char *const *obligations;
+    const char *const *required_evidence;
+    const char *const *degradations;
+    const char *const *non_claims;
+    tkh_launch_fn launch;
+    tkh_check_fn check;
+} tkh_kernel_info;
+
+typedef struct tkh_registry {
+    const char *name;
+    const tkh_kernel_info *const *kernels;
+    size_t count;
+} tkh_registry;
+
+/* The kernel for (op, type) in 'registry', or NULL (also for NULL arguments). */
+TKH_API const tkh_kernel_info *tkh_registry_find(const tkh_registry *registry, const char *op,
+    const char *type);
+
+/* Admission: TKH_OK when one of the kernel's targets runs on a device of architecture
+ * 'arch'. On amd a target without features ("gfx90a") admits every gfx90a, one with
+ * features ("gfx90a:xnack-") only devices whose reported features agree; on nvidia
+ * "sm_90" admits sm_90 only.
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_NO_KERNEL_FOR_ARCH (naming the arch and the
+ * targets). */
+TKH_API tkh_status tkh_kernel_admit(const tkh_kernel_info *kernel, const char *arch);
+
+/* The oracle-checked host path: copies the inputs to the context's device, runs the
+ * kernel, copies the result to 'out' and compares every element with the CPU oracle.
+ * 'out' may be exactly one of the inputs; a partial overlap is refused. 'report' may be
+ * NULL; when given it is always filled, on failure too.
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW,
+ * TKH_ERR_OVERLAP, TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_DEVICE_ALLOC, TKH_ERR_COPY,
+ * TKH_ERR_LAUNCH, TKH_ERR_SYNC, TKH_ERR_HOST_ALLOC, TKH_ERR_ORACLE_MISMATCH (index and
+ * values of the first mismatch). 'out' is untouched unless the status is TKH_OK,
+ * TKH_ERR_ORACLE_MISMATCH, or TKH_ERR_COPY of the result (then its content is unspecified). No device memory is held after the call. */
+TKH_API tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
+    const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_report *report);
+
+/* The device path: enqueues the kernel on 'stream' over device buffers and returns; no
+ * copies, no synchronization, no oracle.
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW,
+ * TKH_ERR_INVALID_ARGUMENT (a pointer not aligned to the element size), TKH_ERR_OVERLAP,
+ * TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_LAUNCH. */
+TKH_API tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
+    const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

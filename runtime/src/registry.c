@@ -1,0 +1,72 @@
+/* Registry lookup and admission: is a kernel built for this device? */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+const tkh_kernel_info *tkh_registry_find(const tkh_registry *registry, const char *op,
+    const char *type)
+{
+    if (registry == NULL || op == NULL || type == NULL)
+        return NULL;
+    for (size_t i = 0; i < registry->count; ++i) {
+        const tkh_kernel_info *k = registry->kernels[i];
+        if (strcmp(k->op, op) == 0 && strcmp(k->type, type) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+/* Does 'feature' ("xnack-") contradict the device's arch string ("gfx90a:sramecc+:xnack+")?
+ * A feature the device does not report cannot contradict it. */
+static int feature_conflicts(const char *feature, size_t len, const char *device_arch)
+{
+    if (len < 2)
+        return 1;
+    const char *p = device_arch;
+    while ((p = strchr(p, ':')) != NULL) {
+        ++p;
+        if (strncmp(p, feature, len - 1) == 0) {
+            char sign = p[len - 1];
+            if (sign == '+' || sign == '-')
+                return sign != feature[len - 1];
+        }
+    }
+    return 0;
+}
+
+static int target_admits(const char *target, const char *arch)
+{
+    size_t proc_len = strcspn(target, ":");
+    if (strncmp(target, arch, proc_len) != 0 || (arch[proc_len] != ':' && arch[proc_len] != '\0'))
+        return 0;
+    const char *f = target + proc_len;
+    while (*f == ':') {
+        ++f;
+        size_t len = strcspn(f, ":");
+        if (feature_conflicts(f, len, arch))
+            return 0;
+        f += len;
+    }
+    return 1;
+}
+
+tkh_status tkh_kernel_admit(const tkh_kernel_info *kernel, const char *arch)
+{
+    if (kernel == NULL || arch == NULL)
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_kernel_admit: %s is NULL",
+            kernel == NULL ? "kernel" : "arch");
+    char list[256] = "";
+    size_t used = 0;
+    for (const char *const *t = kernel->targets; *t != NULL; ++t) {
+        if (target_admits(*t, arch))
+            return TKH_OK;
+        int n = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *t);
+        if (n > 0 && (size_t)n < sizeof list - used)
+            used += (size_t)n;
+    }
+    return tkhi_fail(TKH_ERR_NO_KERNEL_FOR_ARCH,
+        "kernel %s_%s (%s) was built for [%s] but the device is %s: rebuild with "
+        "GPU_TARGETS including it", kernel->op, kernel->type, kernel->platform,
+        list, arch);
+}

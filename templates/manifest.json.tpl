@@ -1,0 +1,42 @@
+@ local function list(items, more, indent)
+@   local out = {}
+@   for _, s in ipairs(items) do out[#out + 1] = json(s) end
+@   for _, s in ipairs(more or {}) do out[#out + 1] = json(s) end
+@   return "[" .. table.concat(out, ", ") .. "]"
+@ end
+{
+  "generated_by": $(json(do_not_edit)),
+  "catalog": $(json(name)),
+  "prefix": $(json(prefix)),
+  "platform": $(json(build.platform)),
+  "targets": $(list(build.targets)),
+  "targets_from": $(json(build.targets_from)),
+  "compiler": $(json(build.compiler)),
+  "compiler_fingerprint": $(json(build.compiler_fingerprint)),
+  "build_fingerprint": $(json(build.build_fingerprint)),
+  "build_command": $(json(build.build_command)),
+  "kernels": [
+@ for i, k in ipairs(kernels) do
+    {
+      "op": $(json(k.op.name)),
+      "scalar_type": $(json(k.type.name)),
+      "symbol": $(json(k.symbol)),
+      "entry_point": $(json(k.entry)),
+      "device_entry_point": $(json(k.device_entry)),
+      "arity": $(k.op.arity),
+      "domain": $(json(k.type.domain)),
+      "representation": "dense",
+      "semantics": $(json(k.op.semantics)),
+      "comparison": "exact",
+      "op_file": $(json(k.op.where)),
+      "source": $(json("kernels/" .. k.id .. ".hip")),
+      "source_fingerprint": $(json(build.sources[k.id] or "not computed")),
+      "targets": $(list(build.targets)),
+      "obligations": $(list(contract.obligations(k), k.op.obligations)),
+      "required_evidence": $(list(contract.required_evidence)),
+      "semantic_degradations": $(list(k.op.degradations)),
+      "non_claims": $(list(contract.non_claims, k.op.non_claims))
+    }$(i < #kernels and "," or "")
+@ end
+  ]
+}

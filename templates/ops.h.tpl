@@ -1,0 +1,45 @@
+/* $(do_not_edit) */
+/* Entry points of the '$(name)' catalog. Each host entry point copies the inputs to the
+ * device, runs the kernel, copies the result back and compares every element with the
+ * CPU oracle; it returns TKH_OK only when all match. Failure cases (tokitai_hip/status.h):
+ * TKH_ERR_NULL_POINTER, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW, TKH_ERR_OVERLAP,
+ * TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_DEVICE_ALLOC, TKH_ERR_COPY, TKH_ERR_LAUNCH,
+ * TKH_ERR_SYNC, TKH_ERR_HOST_ALLOC, TKH_ERR_ORACLE_MISMATCH; 'out' is untouched unless
+ * the status is TKH_OK, TKH_ERR_ORACLE_MISMATCH or TKH_ERR_COPY of the result. The _device entry points take device
+ * buffers, enqueue the kernel on 'stream' and check nothing but their arguments. */
+#ifndef $(guard)_OPS_H
+#define $(guard)_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tokitai_hip/kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The registry of this catalog: every kernel below, for tkh_registry_find. */
+TKH_API const tkh_registry *$(prefix)_registry_$(name)(void);
+
+@ for _, k in ipairs(kernels) do
+@   local T = k.type.c
+/* $(k.op.name) $(k.type.name): $(k.op.semantics) */
+@   if k.op.arity == 2 then
+TKH_API tkh_status $(k.entry)(tkh_context *ctx, const $(T) *lhs, const $(T) *rhs, $(T) *out,
+    size_t n, tkh_report *report);
+TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, const $(T) *lhs, const $(T) *rhs,
+    $(T) *out, size_t n, tkh_stream stream);
+@   else
+TKH_API tkh_status $(k.entry)(tkh_context *ctx, const $(T) *in, $(T) *out, size_t n,
+    tkh_report *report);
+TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, const $(T) *in, $(T) *out, size_t n,
+    tkh_stream stream);
+@   end
+
+@ end
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,64 @@
+/* $(do_not_edit) */
+/* The '$(name)' registry: what each kernel computes, what it was built for and from,
+ * and the contract it runs under. Plain constant data: no constructors, so it works the
+ * same from a static and a shared library. */
+#include <stddef.h>
+
+#include "$(ops_header)"
+
+@ local function list(items, more)
+@   local out = {}
+@   for _, s in ipairs(items) do out[#out + 1] = cstr(s) end
+@   for _, s in ipairs(more or {}) do out[#out + 1] = cstr(s) end
+@   out[#out + 1] = "NULL"
+@   return "{ " .. table.concat(out, ", ") .. " }"
+@ end
+static const char *const targets[] = $(list(build.targets));
+static const char *const evidence[] = $(list(contract.required_evidence));
+
+@ for _, k in ipairs(kernels) do
+TKH_HIDDEN int $(k.launch)(const void *const *, void *, size_t, unsigned, unsigned, void *);
+TKH_HIDDEN size_t $(k.check)(const void *const *, const void *, size_t, char *, size_t);
+static const char *const $(k.id)_obligations[] = $(list(contract.obligations(k), k.op.obligations));
+static const char *const $(k.id)_degradations[] = $(list(k.op.degradations));
+static const char *const $(k.id)_non_claims[] = $(list(contract.non_claims, k.op.non_claims));
+TKH_HIDDEN const tkh_kernel_info $(k.info) = {
+    .catalog = $(cstr(name)),
+    .op = $(cstr(k.op.name)),
+    .type = $(cstr(k.type.name)),
+    .symbol = $(cstr(k.symbol)),
+    .arity = $(k.op.arity),
+    .elem_size = sizeof($(k.type.c)),
+    .block = 256,
+    .domain = $(cstr(k.type.domain)),
+    .representation = "dense",
+    .semantics = $(cstr(k.op.semantics)),
+    .comparison = "exact: every element equal to the oracle's",
+    .platform = $(cstr(build.platform)),
+    .targets = targets,
+    .source_fingerprint = $(cstr(build.sources[k.id] or "not computed")),
+    .compiler = $(cstr(build.compiler)),
+    .compiler_fingerprint = $(cstr(build.compiler_fingerprint)),
+    .build_fingerprint = $(cstr(build.build_fingerprint)),
+    .build_command = $(cstr(build.build_command)),
+    .obligations = $(k.id)_obligations,
+    .required_evidence = evidence,
+    .degradations = $(k.id)_degradations,
+    .non_claims = $(k.id)_non_claims,
+    .launch = $(k.launch),
+    .check = $(k.check),
+};
+
+@ end
+static const tkh_kernel_info *const kernels[] = {
+@ for _, k in ipairs(kernels) do
+    &$(k.info),
+@ end
+};
+
+static const tkh_registry registry = { $(cstr(name)), kernels, sizeof kernels / sizeof kernels[0] };
+
+const tkh_registry *$(prefix)_registry_$(name)(void)
+{
+    return &registry;
+}

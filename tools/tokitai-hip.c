@@ -1,0 +1,263 @@
+/* tokitai-hip: the device report, the kernel registry, and oracle-checked runs.
+ * Messages read 'tokitai-hip: what went wrong'; exit 0 on success, 1 on a failed run or
+ * an unusable device, 2 on bad usage. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokitai_hip/tokitai_hip.h"
+
+static const char *const USAGE =
+    "usage: tokitai-hip info [--device N] [--format md|json]\n"
+    "       tokitai-hip list [--format text|json]\n"
+    "       tokitai-hip run OP TYPE --n N [--seed S] [--device N] [--format md|json]\n"
+    "       tokitai-hip version\n";
+
+static int usage_error(const char *fmt, const char *value)
+{
+    fprintf(stderr, "tokitai-hip: ");
+    fprintf(stderr, fmt, value);
+    fprintf(stderr, "\n%s", USAGE);
+    return 2;
+}
+
+typedef struct options {
+    const char *format;
+    int device;
+    size_t n;
+    int have_n;
+    uint64_t seed;
+    int have_seed;
+    const char *positional[2];
+    int positional_count;
+} options;
+
+static int parse_u64(const char *text, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (text[0] == '-' || text[0] == '\0')
+        return 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno != 0 || *end != '\0')
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->device = TKH_DEVICE_FROM_ENV;
+    for (int i = 2; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t u = 0;
+        if (strcmp(a, "--format") == 0 || strcmp(a, "--device") == 0 || strcmp(a, "--n") == 0
+            || strcmp(a, "--seed") == 0) {
+            if (v == NULL)
+                return usage_error("option %s needs a value", a);
+            ++i;
+            if (strcmp(a, "--format") == 0) {
+                o->format = v;
+                continue;
+            }
+            if (!parse_u64(v, &u))
+                return usage_error("'%s' is not a non-negative integer", v);
+            if (strcmp(a, "--device") == 0) {
+                if (u > 1024)
+                    return usage_error("--device %s is out of range (0..1024)", v);
+                o->device = (int)u;
+            } else if (strcmp(a, "--n") == 0) {
+                if (u > SIZE_MAX)
+                    return usage_error("--n %s does not fit in size_t", v);
+                o->n = (size_t)u;
+                o->have_n = 1;
+            } else {
+                o->seed = u;
+                o->have_seed = 1;
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option '%s'", a);
+        } else if (o->positional_count < 2) {
+            o->positional[o->positional_count++] = a;
+        } else {
+            return usage_error("unexpected argument '%s'", a);
+        }
+    }
+    return 0;
+}
+
+/* Writes a report through one of the library's formatters, growing the buffer once. */
+typedef tkh_status (*format_fn)(const void *report, char *buf, size_t size, size_t *needed);
+
+static int print_formatted(format_fn fn, const void *report)
+{
+    size_t needed = 0;
+    char small[4096];
+    tkh_status st = fn(report, small, sizeof small, &needed);
+    if (st == TKH_OK) {
+        fputs(small, stdout);
+        return 0;
+    }
+    char *big = st == TKH_ERR_BUFFER_TOO_SMALL ? malloc(needed + 1) : NULL;
+    if (big == NULL || fn(report, big, needed + 1, &needed) != TKH_OK) {
+        fprintf(stderr, "tokitai-hip: formatting the report failed: %s\n", tkh_last_error());
+        free(big);
+        return 1;
+    }
+    fputs(big, stdout);
+    free(big);
+    return 0;
+}
+
+static int check_format(const char *format, const char *a, const char *b)
+{
+    return format == NULL || strcmp(format, a) == 0 || strcmp(format, b) == 0;
+}
+
+static int cmd_info(const options *o)
+{
+    if (!check_format(o->format, "md", "json"))
+        return usage_error("--format must be md or json, got '%s'", o->format);
+    tkh_device_report report;
+    tkh_status st = tkh_device_query(o->device, &report);
+    int json = o->format && strcmp(o->format, "json") == 0;
+    int rc = print_formatted(json ? (format_fn)tkh_device_report_to_json
+                                  : (format_fn)tkh_device_report_to_markdown, &report);
+    if (st != TKH_OK) {
+        fprintf(stderr, "tokitai-hip: no usable device (%s): %s\n", tkh_status_name(st), report.reason);
+        return 1;
+    }
+    return rc;
+}
+
+static void print_list(const char *const *items, const char *sep)
+{
+    for (size_t i = 0; items[i] != NULL; ++i)
+        printf("%s%s%s%s", i ? sep : "", *sep == ',' ? "\"" : "", items[i], *sep == ',' ? "\"" : "");
+}
+
+static int cmd_list(const options *o)
+{
+    if (!check_format(o->format, "text", "json"))
+        return usage_error("--format must be text or json, got '%s'", o->format);
+    const tkh_registry *reg = tkh_registry_core();
+    int json = o->format && strcmp(o->format, "json") == 0;
+    if (json)
+        printf("{\"registry\": \"%s\", \"kernels\": [\n", reg->name);
+    for (size_t i = 0; i < reg->count; ++i) {
+        const tkh_kernel_info *k = reg->kernels[i];
+        if (json) {
+            printf("  {\"op\": \"%s\", \"type\": \"%s\", \"symbol\": \"%s\", \"platform\": \"%s\", "
+                   "\"targets\": [", k->op, k->type, k->symbol, k->platform);
+            print_list(k->targets, ", ");
+            printf("], \"source_fingerprint\": \"%s\", \"compiler_fingerprint\": \"%s\", "
+                   "\"build_fingerprint\": \"%s\"}%s\n", k->source_fingerprint,
+                k->compiler_fingerprint, k->build_fingerprint, i + 1 < reg->count ? "," : "");
+        } else {
+            printf("%-8s %-5s %-16s %s [", k->op, k->type, k->symbol, k->platform);
+            print_list(k->targets, " ");
+            printf("]\n    source   %s\n    compiler %s\n    build    %s\n", k->source_fingerprint,
+                k->compiler_fingerprint, k->build_fingerprint);
+        }
+    }
+    if (json)
+        printf("]}\n");
+    return 0;
+}
+
+/* splitmix64: a seeded, portable stream of random bytes for the inputs. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void fill_random(unsigned char *buf, size_t bytes, uint64_t *state)
+{
+    for (size_t i = 0; i < bytes; i += 8) {
+        uint64_t r = next_random(state);
+        size_t take = bytes - i < 8 ? bytes - i : 8;
+        memcpy(buf + i, &r, take);
+    }
+}
+
+static int cmd_run(const options *o)
+{
+    if (o->positional_count != 2)
+        return usage_error("run needs OP and TYPE%s", "");
+    if (!o->have_n)
+        return usage_error("run needs --n N%s", "");
+    if (!check_format(o->format, "md", "json"))
+        return usage_error("--format must be md or json, got '%s'", o->format);
+    const tkh_kernel_info *k = tkh_registry_find(tkh_registry_core(), o->positional[0], o->positional[1]);
+    if (k == NULL) {
+        fprintf(stderr, "tokitai-hip: no kernel for op '%s' and type '%s' (see tokitai-hip list)\n",
+            o->positional[0], o->positional[1]);
+        return 1;
+    }
+    if (o->n == 0 || o->n > SIZE_MAX / k->elem_size / (k->arity + 1)) {
+        fprintf(stderr, "tokitai-hip: --n %zu is out of range: expected 1..%zu\n", o->n,
+            SIZE_MAX / k->elem_size / (k->arity + 1));
+        return 2;
+    }
+    uint64_t seed = o->have_seed ? o->seed : 1;
+    uint64_t state = seed;
+    size_t bytes = o->n * k->elem_size;
+    void *buffers[3] = { NULL, NULL, NULL };
+    for (unsigned i = 0; i <= k->arity; ++i) {
+        if ((buffers[i] = malloc(bytes)) == NULL) {
+            fprintf(stderr, "tokitai-hip: allocating %zu bytes of host memory failed\n", bytes);
+            for (unsigned j = 0; j < i; ++j)
+                free(buffers[j]);
+            return 1;
+        }
+        if (i < k->arity)
+            fill_random(buffers[i], bytes, &state);
+    }
+    fprintf(stderr, "tokitai-hip: run %s %s, n = %zu, seed = %" PRIu64 "\n", k->op, k->type, o->n, seed);
+    tkh_context *ctx = NULL;
+    tkh_report report;
+    tkh_status st = tkh_context_create(&ctx, o->device);
+    if (st == TKH_OK) {
+        const void *inputs[2] = { buffers[0], buffers[1] };
+        st = tkh_kernel_run(ctx, k, inputs, k->arity, buffers[k->arity], o->n, &report);
+        int json = o->format && strcmp(o->format, "json") == 0;
+        print_formatted(json ? (format_fn)tkh_report_to_json : (format_fn)tkh_report_to_markdown, &report);
+    }
+    if (st != TKH_OK)
+        fprintf(stderr, "tokitai-hip: %s: %s\n", tkh_status_name(st), tkh_last_error());
+    tkh_context_destroy(ctx);
+    for (unsigned i = 0; i <= k->arity; ++i)
+        free(buffers[i]);
+    return st == TKH_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(USAGE, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != 0)
+        return rc;
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "info") == 0)
+        return cmd_info(&o);
+    if (strcmp(cmd, "list") == 0)
+        return cmd_list(&o);
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(&o);
+    if (strcmp(cmd, "version") == 0) {
+        printf("tokitai-hip %s\n", tkh_version_string());
+        return 0;
+    }
+    return usage_error("unknown command '%s'", cmd);
+}
