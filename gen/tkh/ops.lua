@@ -84,6 +84,14 @@ local function validate(def, where, seen, type_filter)
     non_claims = string_list(def.non_claims, "non_claims", fail),
     kernels = {},
   }
+  for key in pairs(def.compute) do
+    local known = key == "any" or key == "integer" or key == "signed" or key == "unsigned"
+      or types.is_type(key)
+    if not known then
+      fail("unknown compute key '%s' (use a type name, signed, unsigned, integer or any)",
+        tostring(key))
+    end
+  end
   local listed = {}
   for _, tname in ipairs(def.types) do
     if not types.is_type(tname) then
@@ -102,14 +110,6 @@ local function validate(def, where, seen, type_filter)
     check_expression(expr, def.arity, fail)
     if not type_filter or type_filter[tname] then
       op.kernels[#op.kernels + 1] = { op = op, type = types.by_name[tname], expr = expr }
-    end
-  end
-  for key in pairs(def.compute) do
-    local known = key == "any" or key == "integer" or key == "signed" or key == "unsigned"
-      or types.is_type(key)
-    if not known then
-      fail("unknown compute key '%s' (use a type name, signed, unsigned, integer or any)",
-        tostring(key))
     end
   end
   seen[def.name] = where

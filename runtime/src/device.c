@@ -84,7 +84,7 @@ static tkh_status query(int device, tkh_device_report *out)
     if (err != hipSuccess) {
         out->device_count = 0;
         return tkhi_fail_runtime(TKH_ERR_NO_DEVICE, (int)err,
-            "no " TKHI_PLATFORM " GPU is usable: hipGetDeviceCount failed");
+            "no " TKHI_PLATFORM " GPU is usable: counting devices failed");
     }
     if (out->device_count == 0)
         return tkhi_fail(TKH_ERR_NO_DEVICE, "no " TKHI_PLATFORM " GPU is usable: the runtime found 0 devices");

@@ -1,0 +1,25 @@
+# cmake -DLUA=lua5.4 -DSOURCE_DIR=src -DWORK_DIR=dir -DCASE=name -P generator_rejects.cmake
+# The generator must fail on tests/ops/CASE.lua with a file:line message and write nothing.
+set(expect_unknown_type "tests/ops/unknown_type.lua:2: op 'add': unknown type 'i33' \\(known: i8, i16, i32")
+set(expect_bad_name "tests/ops/bad_name.lua:2: op 'Add-1': name must be a lower-case C identifier")
+set(expect_missing_field "tests/ops/missing_field.lua:2: op 'add': missing field 'semantics'")
+set(expect_bad_arity "tests/ops/bad_arity.lua:2: op 'add': arity must be 1 or 2, got 3")
+set(expect_injection "tests/ops/injection.lua:11: op 'evil': compute expression .* contains ';'")
+set(expect_syntax "tests/ops/syntax.lua:4: '}' expected \\(to close '{' at line 2\\) near 'arity'")
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+execute_process(COMMAND "${LUA}" gen/tkhgen.lua --out "${WORK_DIR}/out" tests/ops/${CASE}.lua
+  WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+message("exit ${rc}: ${err}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "the generator accepted tests/ops/${CASE}.lua")
+endif()
+if(NOT err MATCHES "^tkhgen: ${expect_${CASE}}")
+  message(FATAL_ERROR "expected the message to match:\n  tkhgen: ${expect_${CASE}}")
+endif()
+if(err MATCHES "traceback")
+  message(FATAL_ERROR "a bad op file is a user error: no traceback expected")
+endif()
+if(EXISTS "${WORK_DIR}/out")
+  message(FATAL_ERROR "the generator wrote into ${WORK_DIR}/out although it failed")
+endif()

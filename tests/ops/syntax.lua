@@ -1,0 +1,5 @@
+-- Test fixture: not Lua.
+elementwise {
+  name = "add"
+  arity = 2,
+}

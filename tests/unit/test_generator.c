@@ -1,0 +1,168 @@
+/* The generator's template engine and op validation, driven through Lua's C API. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+/* Lua helpers for the tests: ops(text, types?) loads op text from a temporary file.
+ * A [[long string]] drops its first newline: op text starts on line 1. */
+static const char *const PRELUDE =
+    "package.path = '" TKH_SOURCE_DIR "/gen/?.lua;' .. package.path\n"
+    "template = require 'tkh.template'\n"
+    "function ops(text, filter)\n"
+    "  local path = os.tmpname()\n"
+    "  local f = assert(io.open(path, 'w')); f:write(text); f:close()\n"
+    "  local ok, res = pcall(require('tkh.ops').load, { path }, filter)\n"
+    "  os.remove(path)\n"
+    "  if not ok then error(res, 0) end\n"
+    "  return res\n"
+    "end\n";
+
+static int setup(void **state)
+{
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    if (luaL_dostring(L, PRELUDE) != LUA_OK)
+        return -1;
+    *state = L;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    lua_close(*state);
+    return 0;
+}
+
+/* Runs 'code' (which returns a string); returns it, or the error text when ok is 0. */
+static const char *run(lua_State *L, const char *code, int *ok)
+{
+    lua_settop(L, 0);
+    *ok = luaL_dostring(L, code) == LUA_OK;
+    return luaL_tolstring(L, -1, NULL);
+}
+
+static void expect_text(lua_State *L, const char *code, const char *want)
+{
+    int ok = 0;
+    const char *got = run(L, code, &ok);
+    if (!ok)
+        fail_msg("Lua failed: %s", got);
+    assert_string_equal(got, want);
+}
+
+static void expect_error(lua_State *L, const char *code, const char *fragment)
+{
+    int ok = 1;
+    const char *got = run(L, code, &ok);
+    if (ok)
+        fail_msg("expected an error containing '%s', got '%s'", fragment, got);
+    if (strstr(got, fragment) == NULL)
+        fail_msg("expected an error containing '%s', got '%s'", fragment, got);
+}
+
+static void template_inlines_and_loops(void **state)
+{
+    expect_text(*state,
+        "return template.compile('#include <x.h>\\nint $(name) = $(1 + 1);\\n"
+        "@ for i = 1, 2 do\\nv$(i)\\n@ end\\n', 't.tpl'){ name = 'n' }",
+        "#include <x.h>\nint n = 2;\nv1\nv2\n");
+}
+
+static void template_errors_name_the_template_line(void **state)
+{
+    expect_error(*state, "return template.compile('a\\nb\\nc $(missing)\\n', 'templates/x.tpl'){}",
+        "templates/x.tpl:3: template value is nil");
+    expect_error(*state, "return template.compile('a\\n@ if then\\n', 'templates/y.tpl'){}",
+        "templates/y.tpl:2:");
+    expect_error(*state, "return template.compile('x $(a\\n', 'templates/z.tpl'){}",
+        "templates/z.tpl:1: unclosed '$(' in template text");
+    expect_error(*state, "return template.compile('$(t)\\n', 'w.tpl'){ t = {} }",
+        "w.tpl:1: template value is a table, not text");
+}
+
+static void template_skips_parentheses_in_strings(void **state)
+{
+    expect_text(*state, "return template.compile('$(f(\")\"))!\\n', 't.tpl'){ f = function(s) return s end }",
+        ")!\n");
+}
+
+#define OP(body) "return #ops([[\nelementwise {\n name = 'x', arity = 2, types = { 'i32' },\n" \
+                 " semantics = 's', compute = { integer = 'a + b' },\n" body "}\n]])"
+
+static void ops_accept_a_valid_op(void **state)
+{
+    expect_text(*state, OP(""), "1");
+}
+
+static void ops_reject_unknown_fields(void **state)
+{
+    expect_error(*state, OP(" semantic = 'typo',\n"),
+        ":1: op 'x': unknown field 'semantic' (known: arity, compute, degradations, name, "
+        "non_claims, obligations, semantics, types)");
+}
+
+static void ops_reject_duplicates(void **state)
+{
+    expect_error(*state,
+        "return ops([[\nelementwise { name = 'x', arity = 1, types = { 'i32' }, semantics = 's', compute = { any = 'a' } }\n"
+        "elementwise { name = 'x', arity = 1, types = { 'i32' }, semantics = 's', compute = { any = 'a' } }\n]])",
+        ":2: op 'x': defined twice (first at ");
+}
+
+static void ops_need_an_expression_per_type(void **state)
+{
+    expect_error(*state,
+        "return ops([[\nelementwise { name = 'x', arity = 1, types = { 'u8' }, semantics = 's', compute = { signed = 'a' } }\n]])",
+        ":1: op 'x': no compute expression for type 'u8' (give one of: u8, unsigned, integer, any)");
+    expect_error(*state,
+        "return ops([[\nelementwise { name = 'x', arity = 1, types = { 'u8' }, semantics = 's', compute = { flaot = 'a' } }\n]])",
+        "unknown compute key 'flaot'");
+}
+
+static void ops_check_operands_against_arity(void **state)
+{
+    expect_error(*state,
+        "return ops([[\nelementwise { name = 'neg', arity = 1, types = { 'i32' }, semantics = 's', compute = { any = '-b' } }\n]])",
+        ":1: op 'neg': compute expression '-b' uses operand 'b' but arity is 1");
+}
+
+static void ops_reject_code_outside_one_expression(void **state)
+{
+    const char *bad[] = { "a; b", "a } { b", "a /* c */", "a // c", "a\\\\n#define X" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char code[512];
+        snprintf(code, sizeof code,
+            "return ops([[\nelementwise { name = 'x', arity = 2, types = { 'i32' }, semantics = 's', "
+            "compute = { any = '%s' } }\n]])", bad[i]);
+        expect_error(*state, code, "(only one C expression is allowed)");
+    }
+}
+
+static void ops_filter_types(void **state)
+{
+    expect_text(*state,
+        "local o = ops([[\nelementwise { name = 'x', arity = 1, types = { 'i32', 'u32', 'i64' }, "
+        "semantics = 's', compute = { any = 'a' } }\n]], { u32 = true })\n"
+        "return #o[1].kernels .. ' ' .. o[1].kernels[1].type.name",
+        "1 u32");
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(template_inlines_and_loops), T(template_errors_name_the_template_line),
+        T(template_skips_parentheses_in_strings), T(ops_accept_a_valid_op),
+        T(ops_reject_unknown_fields), T(ops_reject_duplicates), T(ops_need_an_expression_per_type),
+        T(ops_check_operands_against_arity), T(ops_reject_code_outside_one_expression),
+        T(ops_filter_types),
+    };
+    return cmocka_run_group_tests_name("generator", tests, NULL, NULL);
+}

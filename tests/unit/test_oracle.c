@@ -1,0 +1,102 @@
+/* The CPU oracle against values worked out by hand, and the generated check functions
+ * against outputs with known mismatches. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tokitai_hip/core_oracle.h"
+#include "tokitai_hip/tokitai_hip.h"
+
+static void add_i32_wraps(void **state)
+{
+    (void)state;
+    assert_int_equal(tkh_oracle_add_i32(2, 3), 5);
+    assert_int_equal(tkh_oracle_add_i32(-7, 3), -4);
+    assert_int_equal(tkh_oracle_add_i32(INT32_MAX, 1), INT32_MIN);
+    assert_int_equal(tkh_oracle_add_i32(INT32_MIN, -1), INT32_MAX);
+    assert_int_equal(tkh_oracle_add_i32(INT32_MAX, INT32_MAX), -2);
+    assert_int_equal(tkh_oracle_add_i32(INT32_MIN, INT32_MIN), 0);
+    assert_int_equal(tkh_oracle_add_i32(-1, 1), 0);
+}
+
+static void add_u32_wraps(void **state)
+{
+    (void)state;
+    assert_int_equal(tkh_oracle_add_u32(UINT32_MAX, 1), 0);
+    assert_int_equal(tkh_oracle_add_u32(UINT32_MAX, UINT32_MAX), UINT32_MAX - 1);
+    assert_int_equal(tkh_oracle_add_u32(40, 2), 42);
+}
+
+static void sub_i32_wraps(void **state)
+{
+    (void)state;
+    assert_int_equal(tkh_oracle_sub_i32(5, 7), -2);
+    assert_int_equal(tkh_oracle_sub_i32(INT32_MIN, 1), INT32_MAX);
+    assert_int_equal(tkh_oracle_sub_i32(INT32_MAX, -1), INT32_MIN);
+    assert_int_equal(tkh_oracle_sub_i32(0, INT32_MIN), INT32_MIN);
+}
+
+static const tkh_kernel_info *kernel(const char *op, const char *type)
+{
+    const tkh_kernel_info *k = tkh_registry_find(tkh_registry_core(), op, type);
+    assert_non_null(k);
+    return k;
+}
+
+static void check_accepts_correct_output(void **state)
+{
+    (void)state;
+    const int32_t lhs[4] = { INT32_MAX, INT32_MIN, 0, -1 };
+    const int32_t rhs[4] = { 1, -1, 0, -1 };
+    const int32_t out[4] = { INT32_MIN, INT32_MAX, 0, -2 }; /* by hand */
+    const void *inputs[2] = { lhs, rhs };
+    char detail[128] = "";
+    assert_int_equal(kernel("add", "i32")->check(inputs, out, 4, detail, sizeof detail), 4);
+    assert_string_equal(detail, "");
+}
+
+static void check_reports_first_mismatch(void **state)
+{
+    (void)state;
+    const int32_t lhs[4] = { 1, 2, 3, 4 };
+    const int32_t rhs[4] = { 10, 20, 30, 40 };
+    const int32_t out[4] = { 11, 22, 34, 45 }; /* index 2 and 3 wrong */
+    const void *inputs[2] = { lhs, rhs };
+    char detail[128] = "";
+    assert_int_equal(kernel("add", "i32")->check(inputs, out, 4, detail, sizeof detail), 2);
+    assert_string_equal(detail, "got 34, expected 33 = add(3, 30)");
+}
+
+static void check_sees_one_flipped_bit(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    static uint32_t lhs[N], rhs[N], out[N];
+    for (uint32_t i = 0; i < N; ++i) {
+        lhs[i] = i * 2654435761u;
+        rhs[i] = ~i;
+        out[i] = lhs[i] + rhs[i];
+    }
+    const void *inputs[2] = { lhs, rhs };
+    char detail[128];
+    assert_int_equal(kernel("add", "u32")->check(inputs, out, N, detail, sizeof detail), N);
+    out[N - 1] ^= 1u << 31;
+    assert_int_equal(kernel("add", "u32")->check(inputs, out, N, detail, sizeof detail), N - 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(add_i32_wraps),
+        cmocka_unit_test(add_u32_wraps),
+        cmocka_unit_test(sub_i32_wraps),
+        cmocka_unit_test(check_accepts_correct_output),
+        cmocka_unit_test(check_reports_first_mismatch),
+        cmocka_unit_test(check_sees_one_flipped_bit),
+    };
+    return cmocka_run_group_tests_name("oracle", tests, NULL, NULL);
+}
