@@ -15,13 +15,15 @@ function(_tkh_run_generator gen_root workdir)
   endif()
 endfunction()
 
-# _tkh_add_catalog(<var> NAME n PREFIX p INCLUDE_DIR d OUT_DIR o GEN_ROOT g OPS f... [TYPES t...])
+# _tkh_add_catalog(<var> NAME n PREFIX p INCLUDE_DIR d OUT_DIR o GEN_ROOT g OPS f...
+#                  [SELECT_OPS all|op...] [SELECT_TYPES all|type...])
 # Runs the generator (sources, then fingerprints, then registry and manifest), adds the
 # custom commands that compile each kernel for TKH_TARGETS, and sets in the caller:
 #   <var>_KERNEL_OBJECTS, <var>_HOST_SOURCES, <var>_INCLUDE_DIR, <var>_KERNELS_TARGET,
-#   <var>_MANIFEST, <var>_KERNEL_IDS.
+#   <var>_MANIFEST, <var>_KERNEL_IDS, <var>_ORACLE_TESTS.
 function(_tkh_add_catalog var)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME;PREFIX;INCLUDE_DIR;OUT_DIR;GEN_ROOT" "OPS;TYPES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME;PREFIX;INCLUDE_DIR;OUT_DIR;GEN_ROOT"
+    "OPS;SELECT_OPS;SELECT_TYPES")
   set(out "${arg_OUT_DIR}")
   set(workdir "${CMAKE_CURRENT_SOURCE_DIR}")
   set(op_args "")
@@ -40,10 +42,13 @@ function(_tkh_add_catalog var)
 
   set(common --out "${out}" --name "${arg_NAME}" --prefix "${arg_PREFIX}"
     --include-dir "${arg_INCLUDE_DIR}")
-  if(arg_TYPES)
-    list(JOIN arg_TYPES "," types)
-    list(APPEND common --types "${types}")
-  endif()
+  foreach(sel OPS TYPES)
+    if(arg_SELECT_${sel} AND NOT arg_SELECT_${sel} STREQUAL "all")
+      string(TOLOWER "--${sel}" flag)
+      list(JOIN arg_SELECT_${sel} "," value)
+      list(APPEND common ${flag} "${value}")
+    endif()
+  endforeach()
   _tkh_run_generator("${arg_GEN_ROOT}" "${workdir}" ${common} --phase sources ${op_args})
   include("${out}/generated.cmake")
 
@@ -85,10 +90,16 @@ ${sources}  },
     --build-info "${out}/build_info.lua" ${op_args})
 
   # Ahead-of-time compile of every kernel for every target, with our own rule: CMake
-  # 3.25's HIP language cannot find Debian's multiarch hip-lang.
-  set(launcher "")
-  if(CMAKE_C_COMPILER_LAUNCHER)
-    set(launcher ${CMAKE_C_COMPILER_LAUNCHER})
+  # 3.25's HIP language cannot find Debian's multiarch hip-lang. A compiler launcher
+  # (ccache, sccache, distcc) is taken from CMAKE_HIP_COMPILER_LAUNCHER (amd) or
+  # CMAKE_CUDA_COMPILER_LAUNCHER (nvidia), else CMAKE_CXX_COMPILER_LAUNCHER.
+  if(TKH_PLATFORM STREQUAL "amd")
+    set(launcher ${CMAKE_HIP_COMPILER_LAUNCHER})
+  else()
+    set(launcher ${CMAKE_CUDA_COMPILER_LAUNCHER})
+  endif()
+  if(NOT launcher)
+    set(launcher ${CMAKE_CXX_COMPILER_LAUNCHER})
   endif()
   set(objects "")
   set(headers "${arg_GEN_ROOT}/runtime/include/tokitai_hip/hip_platform.h"
@@ -116,6 +127,7 @@ ${sources}  },
   set(${var}_KERNELS_TARGET ${arg_NAME}_kernels PARENT_SCOPE)
   set(${var}_MANIFEST "${out}/manifest.json" PARENT_SCOPE)
   set(${var}_KERNEL_IDS "${TKH_GENERATED_KERNELS}" PARENT_SCOPE)
+  set(${var}_ORACLE_TESTS "${out}/${TKH_GENERATED_ORACLE_TESTS}" PARENT_SCOPE)
 endfunction()
 
 # After linking 'target', reads the GPU targets back out of the binary and fails the build

@@ -17,6 +17,7 @@ usage: lua5.4 tkhgen.lua --out DIR [options] OPFILE...
   --prefix PREFIX     C symbol prefix of the entry points (default: tkh)
   --include-dir DIR   folder of the generated headers under DIR/include (default: tokitai_hip)
   --types LIST        comma-separated scalar types to generate (default: all the ops list)
+  --ops LIST          comma-separated op names to generate (default: all)
   --phase PHASE       'sources': kernels, stubs, headers and generated.cmake only;
                       'all' (default): also the registry and manifest.json
   --build-info FILE   Lua table of targets and fingerprints from the build (phase all)
@@ -26,7 +27,7 @@ local function parse_args(argv)
   local opts = { name = "core", prefix = "tkh", include_dir = "tokitai_hip", phase = "all",
                  templates = script_dir .. "/../templates", op_files = {} }
   local valued = { ["--out"] = "out", ["--name"] = "name", ["--prefix"] = "prefix",
-                   ["--include-dir"] = "include_dir", ["--types"] = "types",
+                   ["--include-dir"] = "include_dir", ["--types"] = "types", ["--ops"] = "ops",
                    ["--phase"] = "phase", ["--build-info"] = "build_info",
                    ["--templates"] = "templates" }
   local i = 1
@@ -59,11 +60,14 @@ local function parse_args(argv)
   if not opts.include_dir:match("^[%w_][%w_/.-]*$") or opts.include_dir:match("%.%.") then
     errors.raise("--include-dir '%s' must be a relative folder name", opts.include_dir)
   end
-  if opts.types then
-    local set, n = {}, 0
-    for t in opts.types:gmatch("[^,%s]+") do set[t], n = true, n + 1 end
-    if n == 0 then errors.raise("--types '%s' names no type", opts.types) end
-    opts.type_filter = set
+  opts.filter = {}
+  for _, key in ipairs { "types", "ops" } do
+    if opts[key] and opts[key] ~= "all" then
+      local set, n = {}, 0
+      for t in opts[key]:gmatch("[^,;%s]+") do set[t], n = true, n + 1 end
+      if n == 0 then errors.raise("--%s '%s' names nothing", key, opts[key]) end
+      opts.filter[key] = set
+    end
   end
   return opts
 end
@@ -83,13 +87,18 @@ end
 
 local function main(argv)
   local opts = parse_args(argv)
-  local ops = ops_loader.load(opts.op_files, opts.type_filter)
-  if opts.type_filter then
-    local known = {}
-    for _, op in ipairs(ops) do for _, k in ipairs(op.kernels) do known[k.type.name] = true end end
-    for t in pairs(opts.type_filter) do
-      if not known[t] then
-        errors.raise("--types: no op lists type '%s'", t)
+  local ops = ops_loader.load(opts.op_files, opts.filter)
+  -- A name in a filter that matches nothing is a typo, not a wish for an empty catalog.
+  local known = { types = {}, ops = {} }
+  for _, op in ipairs(ops) do
+    known.ops[op.name] = true
+    for _, k in ipairs(op.kernels) do known.types[k.type.name] = true end
+  end
+  for key, set in pairs(opts.filter) do
+    for name in pairs(set) do
+      if not known[key][name] then
+        errors.raise("--%s: '%s' matches no %s in the op files", key, name,
+          key == "ops" and "op" or "generated kernel's type")
       end
     end
   end

@@ -34,7 +34,7 @@ cp "$out/run-2e28.log" "$out/run-2e28.json" 2>/dev/null
 if command -v compute-sanitizer >/dev/null; then
   for tool_name in memcheck racecheck; do
     step "sanitizer-$tool_name" compute-sanitizer --tool "$tool_name" --error-exitcode 1 \
-      "$build/tests/test_gpu_elementwise"
+      "$build/tests/test_gpu_kernels"
   done
 fi
 grep -h -E 'tests passed|tests failed' "$out/ctest.log"

@@ -6,4 +6,5 @@ set(TKH_GENERATED_KERNELS
 @ end
 )
 set(TKH_GENERATED_REGISTRY "$(name)_registry.c")
-set(TKH_GENERATED_HEADERS "include/$(ops_header)" "include/$(oracle_header)")
+set(TKH_GENERATED_HEADERS "include/$(ops_header)" "include/$(oracle_header)" "include/$(compare_header)")
+set(TKH_GENERATED_ORACLE_TESTS "tests/oracle_tests.c")

@@ -6,7 +6,8 @@
  * TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_DEVICE_ALLOC, TKH_ERR_COPY, TKH_ERR_LAUNCH,
  * TKH_ERR_SYNC, TKH_ERR_HOST_ALLOC, TKH_ERR_ORACLE_MISMATCH; 'out' is untouched unless
  * the status is TKH_OK, TKH_ERR_ORACLE_MISMATCH or TKH_ERR_COPY of the result. The _device entry points take device
- * buffers, enqueue the kernel on 'stream' and check nothing but their arguments. */
+ * buffers, enqueue the kernel on 'stream' and check nothing but their arguments (a
+ * reduction's device entry point allocates and frees its partials, which synchronizes). */
 #ifndef $(guard)_OPS_H
 #define $(guard)_OPS_H
 
@@ -23,19 +24,13 @@ extern "C" {
 TKH_API const tkh_registry *$(prefix)_registry_$(name)(void);
 
 @ for _, k in ipairs(kernels) do
-@   local T = k.type.c
-/* $(k.op.name) $(k.type.name): $(k.op.semantics) */
-@   if k.op.arity == 2 then
-TKH_API tkh_status $(k.entry)(tkh_context *ctx, const $(T) *lhs, const $(T) *rhs, $(T) *out,
-    size_t n, tkh_report *report);
-TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, const $(T) *lhs, const $(T) *rhs,
-    $(T) *out, size_t n, tkh_stream stream);
-@   else
-TKH_API tkh_status $(k.entry)(tkh_context *ctx, const $(T) *in, $(T) *out, size_t n,
+@   local S = k.type.c
+@   local params = k.op.arity == 2 and ("const " .. S .. " *lhs, const " .. S .. " *rhs") or ("const " .. S .. " *in")
+/* $(k.op.name) $(k.type.name)$(k.op.shape == "reduction" and " (reduction: out is one element)" or ""): $(k.op.semantics) */
+TKH_API tkh_status $(k.entry)(tkh_context *ctx, $(params), $(S) *out, size_t n,
     tkh_report *report);
-TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, const $(T) *in, $(T) *out, size_t n,
+TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, $(params), $(S) *out, size_t n,
     tkh_stream stream);
-@   end
 
 @ end
 #ifdef __cplusplus

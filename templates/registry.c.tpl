@@ -17,8 +17,8 @@ static const char *const targets[] = $(list(build.targets));
 static const char *const evidence[] = $(list(contract.required_evidence));
 
 @ for _, k in ipairs(kernels) do
-TKH_HIDDEN int $(k.launch)(const void *const *, void *, size_t, unsigned, unsigned, void *);
-TKH_HIDDEN size_t $(k.check)(const void *const *, const void *, size_t, char *, size_t);
+TKH_HIDDEN int $(k.launch)(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t $(k.check)(const void *const *, const void *, size_t, unsigned, unsigned, char *, size_t);
 static const char *const $(k.id)_obligations[] = $(list(contract.obligations(k), k.op.obligations));
 static const char *const $(k.id)_degradations[] = $(list(k.op.degradations));
 static const char *const $(k.id)_non_claims[] = $(list(contract.non_claims, k.op.non_claims));
@@ -27,13 +27,16 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .op = $(cstr(k.op.name)),
     .type = $(cstr(k.type.name)),
     .symbol = $(cstr(k.symbol)),
+    .shape = $(cstr(k.op.shape)),
     .arity = $(k.op.arity),
     .elem_size = sizeof($(k.type.c)),
-    .block = 256,
+    .out_count = $(k.op.shape == "reduction" and 1 or 0),
+    .scratch_size = $(k.op.shape == "reduction" and ("sizeof(" .. k.type.compute .. ")") or 0),
+    .block = $(k.op.shape == "reduction" and reduce_block or 256),
     .domain = $(cstr(k.type.domain)),
     .representation = "dense",
     .semantics = $(cstr(k.op.semantics)),
-    .comparison = "exact: every element equal to the oracle's",
+    .comparison = $(cstr(comparisons[k.compare])),
     .platform = $(cstr(build.platform)),
     .targets = targets,
     .source_fingerprint = $(cstr(build.sources[k.id] or "not computed")),

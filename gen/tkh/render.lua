@@ -2,6 +2,8 @@
 local template = require "tkh.template"
 local errors = require "tkh.errors"
 local contract = require "tkh.contract"
+local ops_loader = require "tkh.ops"
+local types = require "tkh.types"
 
 local M = {}
 
@@ -30,9 +32,11 @@ local function kernel_names(k, prefix)
   local id = k.op.name .. "_" .. k.type.name
   return {
     id = id, op = k.op, type = k.type, expr = k.expr,
+    identity = k.identity, reference = k.reference, compare = k.compare,
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",
     oracle = prefix .. "_oracle_" .. id,
+    identity_fn = prefix .. "_identity_" .. id,
     symbol = prefix .. "k_" .. id,
     launch = prefix .. "k_" .. id .. "_launch",
     check = prefix .. "i_check_" .. id,
@@ -40,6 +44,35 @@ local function kernel_names(k, prefix)
     op_file = file_of(k.op.where),
   }
 end
+
+-- The names an op's expressions use, defined around each oracle function only.
+local function macro_list(t)
+  local m = { { "T", t.compute } }
+  if t.domain == "integer" then
+    m[#m + 1] = { "U", t.unsigned }
+    m[#m + 1] = { "W", t.wide }
+    m[#m + 1] = { "TMIN", t.min == "0" and "((T)0)" or t.min }
+    m[#m + 1] = { "TMAX", t.max }
+    m[#m + 1] = { "BITS", "((W)" .. t.bits .. ")" }
+  end
+  return m
+end
+
+local function macros(t)
+  local lines = {}
+  for _, m in ipairs(macro_list(t)) do lines[#lines + 1] = "#define " .. m[1] .. " " .. m[2] end
+  return table.concat(lines, "\n")
+end
+
+local function unmacros(t)
+  local lines = {}
+  for _, m in ipairs(macro_list(t)) do lines[#lines + 1] = "#undef " .. m[1] end
+  return table.concat(lines, "\n")
+end
+
+-- C expressions converting between the memory type and the compute type.
+local function load(t, e) return t.load and (t.load .. "(" .. e .. ")") or e end
+local function store(t, e) return t.store and (t.store .. "(" .. e .. ")") or e end
 
 local function unknown_build_info()
   local note = "not computed (generator run outside CMake)"
@@ -57,11 +90,23 @@ function M.all(ops, opts, build_info)
   end
   if #kernels == 0 then errors.raise("no kernel to generate: the op files declare none") end
 
+  local types_used, seen_type = {}, {}
+  for _, name in ipairs(types.order) do
+    for _, k in ipairs(kernels) do
+      if k.type.name == name and not seen_type[name] then
+        seen_type[name], types_used[#types_used + 1] = true, k.type
+      end
+    end
+  end
+
   local inc = "include/" .. opts.include_dir .. "/"
   local common = {
     prefix = opts.prefix, name = opts.name, include_dir = opts.include_dir,
     ops_header = opts.include_dir .. "/" .. opts.name .. "_ops.h",
     oracle_header = opts.include_dir .. "/" .. opts.name .. "_oracle.h",
+    compare_header = opts.include_dir .. "/" .. opts.name .. "_compare.h",
+    types_used = types_used, macros = macros, unmacros = unmacros, load = load, store = store,
+    comparisons = ops_loader.COMPARISONS, reduce_block = 256,
     guard = (opts.prefix .. "_" .. opts.name):upper(),
     kernels = kernels, ops = ops, op_files = table.concat(op_files, ", "),
     generator = GENERATOR, cstr = cstr, json = json, contract = contract,
@@ -78,11 +123,14 @@ function M.all(ops, opts, build_info)
   end
 
   emit("oracle.h.tpl", inc .. opts.name .. "_oracle.h")
+  emit("compare.h.tpl", inc .. opts.name .. "_compare.h")
   emit("ops.h.tpl", inc .. opts.name .. "_ops.h")
   for _, k in ipairs(kernels) do
-    emit("kernel.hip.tpl", "kernels/" .. k.id .. ".hip", { k = k, op_file = k.op_file })
-    emit("stub.c.tpl", "stubs/" .. k.id .. ".c", { k = k, op_file = k.op_file })
+    local shape = k.op.shape
+    emit(shape .. ".hip.tpl", "kernels/" .. k.id .. ".hip", { k = k, op_file = k.op_file })
+    emit(shape .. ".c.tpl", "stubs/" .. k.id .. ".c", { k = k, op_file = k.op_file })
   end
+  emit("oracle_tests.c.tpl", "tests/oracle_tests.c")
   emit("generated.cmake.tpl", "generated.cmake")
   if opts.phase == "all" then
     emit("registry.c.tpl", opts.name .. "_registry.c")

@@ -1,41 +1,65 @@
 -- The scalar types, as data. Everything per type in the generated code comes from here.
---   c        the C type;  bits  its width
---   family   'signed' | 'unsigned' | 'float'
---   unsigned the unsigned type of the same width (integers: wrapping arithmetic is
---            done there, so neither C nor HIP code depends on signed overflow)
---   min/max  C expressions for the limits;  fmt  the <inttypes.h> printf macro
+--   c        the C type in memory;  compute  the C type the op is computed in (T)
+--   load / store  conversions between them (nil: the same type)
+--   bits     width in memory;  family  'signed' | 'unsigned' | 'float'
+--   unsigned the unsigned type of the same width (U), integers only
+--   wide     an unsigned type at least as wide as int (W), so that integer arithmetic is
+--            never promoted to signed int: neither C nor HIP code may overflow a signed type
+--   min/max  C expressions for the limits;  fmt  the <inttypes.h> printf macro (integers)
 local M = {}
 
 M.order = {}   -- names, in the order listings show them
 M.by_name = {}
 
-local function int(bits, signed)
-  local u = "uint" .. bits .. "_t"
-  return {
-    c = (signed and "int" or "uint") .. bits .. "_t",
-    bits = bits,
-    size = bits // 8,
-    family = signed and "signed" or "unsigned",
-    unsigned = u,
-    min = signed and ("INT" .. bits .. "_MIN") or "0",
-    max = (signed and "INT" or "UINT") .. bits .. "_MAX",
-    fmt = signed and ("PRId" .. bits) or ("PRIu" .. bits),
-    domain = "integer",
-  }
+local function add(name, t)
+  t.name = name
+  M.by_name[name] = t
+  M.order[#M.order + 1] = name
 end
 
 for _, signed in ipairs { true, false } do
   for _, bits in ipairs { 8, 16, 32, 64 } do
-    local name = (signed and "i" or "u") .. bits
-    local t = int(bits, signed)
-    t.name = name
-    M.by_name[name] = t
-    M.order[#M.order + 1] = name
+    local c = (signed and "int" or "uint") .. bits .. "_t"
+    add((signed and "i" or "u") .. bits, {
+      c = c, compute = c, bits = bits,
+      family = signed and "signed" or "unsigned", domain = "integer",
+      unsigned = "uint" .. bits .. "_t",
+      wide = bits == 64 and "uint64_t" or "uint32_t",
+      min = signed and ("INT" .. bits .. "_MIN") or "0",
+      max = (signed and "INT" or "UINT") .. bits .. "_MAX",
+      fmt = signed and ("PRId" .. bits) or ("PRIu" .. bits),
+      edges = { "0", "1", "2", "(T)-1", "TMIN", "TMAX", "(T)(TMIN + 1)", "(T)(TMAX - 1)",
+                "(T)(BITS - 1)", "(T)BITS", "(T)(BITS + 1)" },
+    })
   end
 end
 
--- The keys an op's 'compute' table may use, most specific first, for a type.
-function M.compute_keys(name)
+-- f16 and bf16 are stored as bits and computed in f32, then rounded to nearest even:
+-- the device and the oracle run the same conversions (tokitai_hip/scalar.h).
+-- 'edges' are values every CPU test of the type covers, as C expressions of the memory
+-- type: zeros of both signs, ones, infinities, a NaN, the extremes, the smallest normal
+-- and subnormal, and values whose results round.
+add("f16", { c = "uint16_t", compute = "float", load = "tkh_f16_to_f32",
+             store = "tkh_f32_to_f16", bits = 16, mantissa = 11, family = "float", domain = "float",
+             edges = { "0x0000", "0x8000", "0x3C00", "0xBC00", "0x7C00", "0xFC00", "0x7E00",
+                       "0x7BFF", "0xFBFF", "0x0400", "0x0001", "0x8001", "0x3800", "0x4200",
+                       "0x3555", "0x5A3F" } })
+add("bf16", { c = "uint16_t", compute = "float", load = "tkh_bf16_to_f32",
+              store = "tkh_f32_to_bf16", bits = 16, mantissa = 8, family = "float", domain = "float",
+              edges = { "0x0000", "0x8000", "0x3F80", "0xBF80", "0x7F80", "0xFF80", "0x7FC0",
+                        "0x7F7F", "0xFF7F", "0x0080", "0x0001", "0x8001", "0x3F00", "0x4040",
+                        "0x3EAB", "0x4491" } })
+add("f32", { c = "float", compute = "float", bits = 32, mantissa = 24, family = "float", domain = "float",
+             edges = { "0.0f", "-0.0f", "1.0f", "-1.0f", "INFINITY", "-INFINITY", "NAN", "FLT_MAX",
+                       "-FLT_MAX", "FLT_MIN", "0x1p-149f", "-0x1p-149f", "0.5f", "3.0f",
+                       "0x1.555556p-2f", "0x1.fffffep+23f", "1e-30f" } })
+add("f64", { c = "double", compute = "double", bits = 64, mantissa = 53, family = "float", domain = "float",
+             edges = { "0.0", "-0.0", "1.0", "-1.0", "INFINITY", "-INFINITY", "NAN", "DBL_MAX",
+                       "-DBL_MAX", "DBL_MIN", "0x1p-1074", "-0x1p-1074", "0.5", "3.0",
+                       "0x1.5555555555555p-2", "0x1.fffffffffffffp+52", "1e-300" } })
+
+-- The keys an op's table may use, most specific first, for a type.
+function M.keys(name)
   local t = M.by_name[name]
   return { name, t.family, t.domain, "any" }
 end
@@ -43,5 +67,8 @@ end
 function M.is_type(name)
   return M.by_name[name] ~= nil
 end
+
+-- Keys that are not type names but still valid in an op's per-type tables.
+M.group_keys = { any = true, integer = true, float = true, signed = true, unsigned = true }
 
 return M

@@ -33,16 +33,21 @@ static void evidence(tkh_report *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/* [a, a+len) and [b, b+len) share bytes but do not start at the same address. */
-static int partial_overlap(const void *a, const void *b, size_t len)
+/* [a, a+alen) and [b, b+blen) share bytes but do not start at the same address. */
+static int partial_overlap(const void *a, size_t alen, const void *b, size_t blen)
 {
     uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return x != y && x < y + len && y < x + len;
+    return x != y && x < y + blen && y < x + alen;
 }
 
-/* Checks shared by both paths; on success *bytes is n * elem_size. */
+typedef struct sizes {
+    size_t in;   /* bytes of each input */
+    size_t out;  /* bytes of the output */
+} sizes;
+
+/* Checks shared by both paths; on success *bytes holds the buffer sizes. */
 static tkh_status check_args(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
-    const void *const *inputs, unsigned input_count, const void *out, size_t n, size_t *bytes)
+    const void *const *inputs, unsigned input_count, const void *out, size_t n, sizes *bytes)
 {
     if (ctx == NULL)
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
@@ -64,12 +69,13 @@ static tkh_status check_args(const char *fn, tkh_context *ctx, const tkh_kernel_
         return tkhi_fail(TKH_ERR_SIZE_OVERFLOW,
             "%s: n = %zu elements of %zu bytes overflows size_t (at most %zu elements)", fn, n,
             kernel->elem_size, SIZE_MAX / kernel->elem_size);
-    *bytes = n * kernel->elem_size;
+    bytes->in = n * kernel->elem_size;
+    bytes->out = (kernel->out_count ? kernel->out_count : n) * kernel->elem_size;
     for (unsigned i = 0; i < input_count; ++i)
-        if (partial_overlap(inputs[i], out, *bytes))
+        if (partial_overlap(inputs[i], bytes->in, out, bytes->out))
             return tkhi_fail(TKH_ERR_OVERLAP,
                 "%s: out [%p, +%zu bytes) partially overlaps %s at %p: expected the same "
-                "address or disjoint buffers", fn, out, *bytes, input_names[i], inputs[i]);
+                "address or disjoint buffers", fn, out, bytes->out, input_names[i], inputs[i]);
     if (!ctx->device.available)
         return tkhi_fail(TKH_ERR_NO_DEVICE, "%s: the context has no usable device", fn);
     return tkh_kernel_admit(kernel, ctx->device.arch);
@@ -86,9 +92,9 @@ static void launch_shape(const tkh_context *ctx, const tkh_kernel_info *kernel, 
 }
 
 static tkh_status launch(const tkh_kernel_info *kernel, const void *const *inputs, void *out,
-    size_t n, unsigned grid, unsigned block, void *stream)
+    size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
 {
-    int err = kernel->launch(inputs, out, n, grid, block, stream);
+    int err = kernel->launch(inputs, out, n, grid, block, scratch, stream);
     if (err != 0)
         return tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "launching %s (grid %u, block %u, n %zu) failed",
             kernel->symbol, grid, block, n);
@@ -99,7 +105,7 @@ tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_stream stream)
 {
     tkhi_clear_error();
-    size_t bytes = 0;
+    sizes bytes;
     tkh_status st = check_args("tkh_kernel_launch", ctx, kernel, inputs, input_count, out, n, &bytes);
     if (st != TKH_OK)
         return st;
@@ -116,7 +122,22 @@ tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
             ctx->device.selected);
     unsigned grid, block;
     launch_shape(ctx, kernel, n, &grid, &block);
-    return launch(kernel, inputs, out, n, grid, block, stream);
+    if (kernel->scratch_size == 0)
+        return launch(kernel, inputs, out, n, grid, block, NULL, stream);
+    /* A reduction's partials live only as long as its kernels: wait for them, then free. */
+    void *scratch = NULL;
+    err = hipMalloc(&scratch, (size_t)grid * kernel->scratch_size);
+    if (err != hipSuccess)
+        return tkhi_fail_runtime(TKH_ERR_DEVICE_ALLOC, (int)err,
+            "allocating %zu bytes of partials on device %d failed",
+            (size_t)grid * kernel->scratch_size, ctx->device.selected);
+    st = launch(kernel, inputs, out, n, grid, block, scratch, stream);
+    err = hipStreamSynchronize((hipStream_t)stream);
+    hipFree(scratch);
+    if (st == TKH_OK && err != hipSuccess)
+        st = tkhi_fail_runtime(TKH_ERR_SYNC, (int)err, "running %s on device %d failed",
+            kernel->symbol, ctx->device.selected);
+    return st;
 }
 
 /* Test hook: flip one bit of one output element on the device. */
@@ -143,53 +164,62 @@ static tkh_status corrupt_output(tkh_context *ctx, const tkh_kernel_info *kernel
 typedef struct device_buffers {
     void *in[TKHI_MAX_INPUTS];
     void *out;
+    void *scratch;
 } device_buffers;
 
 static void free_buffers(device_buffers *b)
 {
-    for (unsigned i = 0; i < TKHI_MAX_INPUTS; ++i)
-        if (b->in[i] != NULL)
-            hipFree(b->in[i]);
-    if (b->out != NULL)
-        hipFree(b->out);
+    void *all[] = { b->in[0], b->in[1], b->out, b->scratch };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+        if (all[i] != NULL)
+            hipFree(all[i]);
+}
+
+static tkh_status device_alloc(void **slot, size_t bytes, const char *what, int dev)
+{
+    hipError_t err = hipMalloc(slot, bytes);
+    if (err == hipSuccess)
+        return TKH_OK;
+    *slot = NULL;
+    return tkhi_fail_runtime(TKH_ERR_DEVICE_ALLOC, (int)err,
+        "allocating %zu bytes for %s on device %d failed", bytes, what, dev);
 }
 
 /* Everything between admission and the copy back; 'host_out' receives the result. */
 static tkh_status run_on_device(tkh_context *ctx, const tkh_kernel_info *kernel,
-    const void *const *inputs, void *host_out, size_t n, size_t bytes, device_buffers *b,
+    const void *const *inputs, void *host_out, size_t n, sizes bytes, device_buffers *b,
     tkh_report *r)
 {
     const int dev = ctx->device.selected;
     hipError_t err = hipSetDevice(dev);
     if (err != hipSuccess)
         return tkhi_fail_runtime(TKH_ERR_RUNTIME, (int)err, "selecting device %d failed", dev);
-    for (unsigned i = 0; i <= kernel->arity; ++i) {
-        void **slot = i < kernel->arity ? &b->in[i] : &b->out;
-        err = hipMalloc(slot, bytes);
-        if (err != hipSuccess) {
-            *slot = NULL;
-            return tkhi_fail_runtime(TKH_ERR_DEVICE_ALLOC, (int)err,
-                "allocating %zu bytes for %s on device %d failed", bytes,
-                i < kernel->arity ? input_names[i] : "out", dev);
-        }
-    }
-    evidence(r, "allocated %u device buffers of %zu bytes on device %d (%s)", kernel->arity + 1,
-        bytes, dev, ctx->device.arch);
+    unsigned grid, block;
+    launch_shape(ctx, kernel, n, &grid, &block);
+    tkh_status st = TKH_OK;
+    for (unsigned i = 0; i < kernel->arity && st == TKH_OK; ++i)
+        st = device_alloc(&b->in[i], bytes.in, input_names[i], dev);
+    if (st == TKH_OK)
+        st = device_alloc(&b->out, bytes.out, "out", dev);
+    if (st == TKH_OK && kernel->scratch_size > 0)
+        st = device_alloc(&b->scratch, (size_t)grid * kernel->scratch_size, "partials", dev);
+    if (st != TKH_OK)
+        return st;
+    evidence(r, "allocated %u device buffers of %zu bytes and an output of %zu bytes on device %d (%s)",
+        kernel->arity, bytes.in, bytes.out, dev, ctx->device.arch);
     for (unsigned i = 0; i < kernel->arity; ++i) {
-        err = hipMemcpy(b->in[i], inputs[i], bytes, hipMemcpyHostToDevice);
+        err = hipMemcpy(b->in[i], inputs[i], bytes.in, hipMemcpyHostToDevice);
         if (err != hipSuccess)
             return tkhi_fail_runtime(TKH_ERR_COPY, (int)err, "copying %s to device %d failed",
                 input_names[i], dev);
     }
-    evidence(r, "copied %u inputs host to device", kernel->arity);
-    unsigned grid, block;
-    launch_shape(ctx, kernel, n, &grid, &block);
+    evidence(r, "copied %u input%s host to device", kernel->arity, kernel->arity == 1 ? "" : "s");
     if (r != NULL) {
         r->launch_grid = grid;
         r->launch_block = block;
     }
     const void *d_inputs[TKHI_MAX_INPUTS] = { b->in[0], b->in[1] };
-    tkh_status st = launch(kernel, d_inputs, b->out, n, grid, block, NULL);
+    st = launch(kernel, d_inputs, b->out, n, grid, block, b->scratch, NULL);
     if (st != TKH_OK)
         return st;
     err = hipDeviceSynchronize();
@@ -197,33 +227,36 @@ static tkh_status run_on_device(tkh_context *ctx, const tkh_kernel_info *kernel,
         return tkhi_fail_runtime(TKH_ERR_SYNC, (int)err, "running %s on device %d failed",
             kernel->symbol, dev);
     evidence(r, "ran %s with grid %u x block %u and synchronized", kernel->symbol, grid, block);
-    st = corrupt_output(ctx, kernel, b->out, n, r);
+    st = corrupt_output(ctx, kernel, b->out, bytes.out / kernel->elem_size, r);
     if (st != TKH_OK)
         return st;
-    err = hipMemcpy(host_out, b->out, bytes, hipMemcpyDeviceToHost);
+    err = hipMemcpy(host_out, b->out, bytes.out, hipMemcpyDeviceToHost);
     if (err != hipSuccess)
         return tkhi_fail_runtime(TKH_ERR_COPY, (int)err, "copying out from device %d failed", dev);
     evidence(r, "copied the output device to host");
     return TKH_OK;
 }
 
-static tkh_status compare_with_oracle(const tkh_kernel_info *kernel, const void *const *inputs,
-    const void *result, size_t n, tkh_report *r)
+static tkh_status compare_with_oracle(tkh_context *ctx, const tkh_kernel_info *kernel,
+    const void *const *inputs, const void *result, size_t n, tkh_report *r)
 {
     char detail[256] = "";
-    size_t bad = kernel->check(inputs, result, n, detail, sizeof detail);
+    unsigned grid, block;
+    launch_shape(ctx, kernel, n, &grid, &block);
+    size_t bad = kernel->check(inputs, result, n, grid, block, detail, sizeof detail);
     if (r != NULL) {
         r->oracle_checked = 1;
         r->oracle_matches = bad == n;
         r->first_mismatch = bad;
     }
+    const size_t outputs = kernel->out_count ? kernel->out_count : n;
     if (bad != n) {
-        evidence(r, "compared %zu elements with the CPU oracle: element %zu differs", n, bad);
+        evidence(r, "compared %zu outputs with the CPU oracle: output %zu differs", outputs, bad);
         return tkhi_fail(TKH_ERR_ORACLE_MISMATCH, "%s_%s: element %zu of %zu differs from the CPU oracle: %s",
-            kernel->op, kernel->type, bad, n, detail);
+            kernel->op, kernel->type, bad, outputs, detail);
     }
-    evidence(r, "compared all %zu elements with the CPU oracle (%s): all equal", n,
-        kernel->comparison);
+    evidence(r, "compared all %zu outputs (from %zu inputs) with the CPU oracle, %s: all agree",
+        outputs, n, kernel->comparison);
     return TKH_OK;
 }
 
@@ -256,7 +289,7 @@ tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
     const double start = now_seconds();
     tkhi_clear_error();
     begin_report(report, ctx, kernel, n);
-    size_t bytes = 0;
+    sizes bytes;
     tkh_status st = check_args("tkh_kernel_run", ctx, kernel, inputs, input_count, out, n, &bytes);
     if (st != TKH_OK)
         return end_report(report, st, start);
@@ -268,18 +301,18 @@ tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
     for (unsigned i = 0; i < input_count; ++i)
         aliased |= inputs[i] == out;
     void *result = out;
-    if (aliased && (result = malloc(bytes)) == NULL)
+    if (aliased && (result = malloc(bytes.out)) == NULL)
         return end_report(report, tkhi_fail(TKH_ERR_HOST_ALLOC,
-            "tkh_kernel_run: allocating %zu bytes to stage an in-place result failed", bytes), start);
+            "tkh_kernel_run: allocating %zu bytes to stage an in-place result failed", bytes.out), start);
 
-    device_buffers buffers = { { NULL, NULL }, NULL };
+    device_buffers buffers = { { NULL, NULL }, NULL, NULL };
     st = run_on_device(ctx, kernel, inputs, result, n, bytes, &buffers, report);
     free_buffers(&buffers);
     if (st == TKH_OK)
-        st = compare_with_oracle(kernel, inputs, result, n, report);
+        st = compare_with_oracle(ctx, kernel, inputs, result, n, report);
     if (aliased) {
         if (st == TKH_OK || st == TKH_ERR_ORACLE_MISMATCH)
-            memcpy(out, result, bytes);
+            memcpy(out, result, bytes.out);
         free(result);
     }
     return end_report(report, st, start);

@@ -1,5 +1,5 @@
 # cmake -DLUA=lua5.4 -DSOURCE_DIR=src -DWORK_DIR=dir [-DUPDATE=ON] -P generator_goldens.cmake
-# Generates ops/core.lua with a fixed build description (tests/golden/build_info.lua) into
+# Generates tests/golden/ops.lua with a fixed build description (tests/golden/build_info.lua) into
 # two folders; every file must equal its reviewed golden in tests/golden/core, the two
 # folders must be byte-identical, and generating again must rewrite nothing.
 # UPDATE=ON copies the output over the goldens instead (review the diff before committing).
@@ -7,7 +7,7 @@ set(golden "${SOURCE_DIR}/tests/golden/core")
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(generate dir out_var)
   execute_process(COMMAND "${LUA}" gen/tkhgen.lua --out "${dir}"
-      --build-info tests/golden/build_info.lua ops/core.lua
+      --build-info tests/golden/build_info.lua tests/golden/ops.lua
     WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "generation failed: ${err}")

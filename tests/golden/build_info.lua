@@ -9,5 +9,6 @@ return {
   build_command = "hipcc -x hip -O3 --offload-arch=gfx90a:xnack- --offload-arch=gfx1030 -c <kernel>.hip",
   sources = {
     add_i32 = "sha256:00000000000000000000000000000000000000000000000000000000000000a1",
+    sum_f32 = "sha256:00000000000000000000000000000000000000000000000000000000000000a2",
   },
 }

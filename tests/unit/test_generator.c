@@ -104,8 +104,8 @@ static void ops_accept_a_valid_op(void **state)
 static void ops_reject_unknown_fields(void **state)
 {
     expect_error(*state, OP(" semantic = 'typo',\n"),
-        ":1: op 'x': unknown field 'semantic' (known: arity, compute, degradations, name, "
-        "non_claims, obligations, semantics, types)");
+        ":1: op 'x': unknown field 'semantic' (known: arity, compare, compute, degradations, name, "
+        "non_claims, obligations, reference, semantics, types)");
 }
 
 static void ops_reject_duplicates(void **state)
@@ -149,7 +149,7 @@ static void ops_filter_types(void **state)
 {
     expect_text(*state,
         "local o = ops([[\nelementwise { name = 'x', arity = 1, types = { 'i32', 'u32', 'i64' }, "
-        "semantics = 's', compute = { any = 'a' } }\n]], { u32 = true })\n"
+        "semantics = 's', compute = { any = 'a' } }\n]], { types = { u32 = true } })\n"
         "return #o[1].kernels .. ' ' .. o[1].kernels[1].type.name",
         "1 u32");
 }

@@ -24,6 +24,7 @@ typedef struct cudaDeviceProp hipDeviceProp_t;
 typedef enum cudaDeviceAttr hipDeviceAttribute_t;
 
 #define hipSuccess cudaSuccess
+#define hipErrorInvalidValue cudaErrorInvalidValue
 #define hipMemcpyHostToDevice cudaMemcpyHostToDevice
 #define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
@@ -40,6 +41,7 @@ typedef enum cudaDeviceAttr hipDeviceAttribute_t;
 #define hipFree cudaFree
 #define hipMemcpy cudaMemcpy
 #define hipDeviceSynchronize cudaDeviceSynchronize
+#define hipStreamSynchronize cudaStreamSynchronize
 #define hipGetLastError cudaGetLastError
 #define hipGetErrorName cudaGetErrorName
 #define hipGetErrorString cudaGetErrorString

@@ -15,14 +15,16 @@ extern "C" {
 /* A stream of the platform's runtime (hipStream_t or cudaStream_t); NULL is the default. */
 typedef void *tkh_stream;
 
-/* Enqueues the kernel; returns the runtime's error code (0 on success). */
+/* Enqueues the kernel; returns the runtime's error code (0 on success). 'scratch' is a
+ * device buffer of grid * scratch_size bytes (NULL when scratch_size is 0). */
 typedef int (*tkh_launch_fn)(const void *const *inputs, void *out, size_t n, unsigned grid,
-    unsigned block, void *stream);
+    unsigned block, void *scratch, void *stream);
 
-/* Compares n outputs with the oracle; returns the first index that differs (writing what
- * differed into detail), or n when all are equal. */
+/* Compares the outputs of a run over n input elements with the oracle; returns the first
+ * output index that differs (writing what differed into detail), or n when all agree.
+ * grid and block are the launch shape (a float sum's error bound depends on it). */
 typedef size_t (*tkh_check_fn)(const void *const *inputs, const void *out, size_t n,
-    char *detail, size_t detail_size);
+    unsigned grid, unsigned block, char *detail, size_t detail_size);
 
 /* One generated kernel and its contract. Lists are NULL-terminated. */
 typedef struct tkh_kernel_info {
@@ -30,8 +32,11 @@ typedef struct tkh_kernel_info {
     const char *op;                   /* "add" */
     const char *type;                 /* "i32" */
     const char *symbol;               /* device symbol, "tkhk_add_i32" */
+    const char *shape;                /* "elementwise" or "reduction" */
     unsigned arity;                   /* number of inputs */
-    size_t elem_size;                 /* bytes per element */
+    size_t elem_size;                 /* bytes per element, inputs and output alike */
+    size_t out_count;                 /* output elements: 0 means n (elementwise) */
+    size_t scratch_size;              /* device bytes per block of the grid (reductions) */
     unsigned block;                   /* threads per block */
     const char *domain;               /* "integer" */
     const char *representation;       /* "dense" */

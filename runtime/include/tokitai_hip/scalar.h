@@ -1,14 +1,103 @@
 /* What generated oracle headers need to compile both as CPU code (C11) and as device
- * code (HIP or CUDA): fixed-width types and a host-and-device mark. */
+ * code (HIP or CUDA): fixed-width types, math, a host-and-device mark, and the f16 and
+ * bf16 conversions. f16 and bf16 are stored as bits and computed in f32; the device and
+ * the oracle convert with these same functions, rounding to nearest even, so both see
+ * the same values bit for bit. */
 #ifndef TOKITAI_HIP_SCALAR_H
 #define TOKITAI_HIP_SCALAR_H
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__HIPCC__) || defined(__CUDACC__)
 #define TKH_HD __host__ __device__
+#include <math.h>
 #else
 #define TKH_HD
+#include <tgmath.h> /* fmod, sqrt and fabs pick float or double from their argument */
 #endif
+
+/* HIP's clang has no device memcpy from <string.h>; its builtin works on both sides. */
+#if defined(__HIPCC__)
+#define TKH_BITCOPY __builtin_memcpy
+#else
+#define TKH_BITCOPY memcpy
+#endif
+
+TKH_HD static inline uint32_t tkh_f32_bits(float f)
+{
+    uint32_t x;
+    TKH_BITCOPY(&x, &f, sizeof x);
+    return x;
+}
+
+TKH_HD static inline float tkh_f32_from_bits(uint32_t x)
+{
+    float f;
+    TKH_BITCOPY(&f, &x, sizeof f);
+    return f;
+}
+
+TKH_HD static inline float tkh_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1Fu;
+    uint32_t man = h & 0x3FFu;
+    if (exp == 0x1F) /* inf, NaN (payload kept) */
+        return tkh_f32_from_bits(sign | 0x7F800000u | (man << 13));
+    if (exp == 0) {
+        if (man == 0)
+            return tkh_f32_from_bits(sign);
+        int e = -1; /* subnormal: normalize */
+        do {
+            man <<= 1;
+            ++e;
+        } while ((man & 0x400u) == 0);
+        return tkh_f32_from_bits(sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3FFu) << 13));
+    }
+    return tkh_f32_from_bits(sign | ((exp + 112) << 23) | (man << 13));
+}
+
+/* Round to nearest, ties to even; overflow gives inf, NaN stays a quiet NaN. */
+TKH_HD static inline uint16_t tkh_f32_to_f16(float f)
+{
+    uint32_t x = tkh_f32_bits(f);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t exp = (x >> 23) & 0xFFu;
+    uint32_t man = x & 0x7FFFFFu;
+    if (exp == 0xFF)
+        return (uint16_t)(sign | 0x7C00u | (man ? 0x200u | (man >> 13) : 0));
+    if (exp >= 143) /* >= 2^16: beyond the largest f16 after any rounding */
+        return (uint16_t)(sign | 0x7C00u);
+    if (exp <= 112) { /* f16 subnormal or zero: units of 2^-24 */
+        uint32_t shift = 126 - exp;
+        if (exp == 0 || shift > 24)
+            return (uint16_t)sign;
+        uint32_t m = man | 0x800000u;
+        uint32_t q = m >> shift, rest = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rest > half || (rest == half && (q & 1u)))
+            ++q;
+        return (uint16_t)(sign | q);
+    }
+    uint32_t h = sign | ((exp - 112) << 10) | (man >> 13);
+    uint32_t rest = man & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
+        ++h; /* a carry into the exponent is right, up to inf */
+    return (uint16_t)h;
+}
+
+TKH_HD static inline float tkh_bf16_to_f32(uint16_t h)
+{
+    return tkh_f32_from_bits((uint32_t)h << 16);
+}
+
+TKH_HD static inline uint16_t tkh_f32_to_bf16(float f)
+{
+    uint32_t x = tkh_f32_bits(f);
+    if ((x & 0x7FFFFFFFu) > 0x7F800000u) /* NaN: keep it a quiet NaN */
+        return (uint16_t)((x >> 16) | 0x40u);
+    x += 0x7FFFu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
 
 #endif

@@ -1,0 +1,103 @@
+/* $(do_not_edit) */
+/* Host entry points of the $(k.op.name) reduction over $(k.type.name) and the oracle check. */
+#include <float.h>
+#include <math.h>
+
+#include "$(ops_header)"
+#include "$(oracle_header)"
+#include "$(compare_header)"
+
+extern TKH_HIDDEN const tkh_kernel_info $(k.info);
+
+@ local S, A, t = k.type.c, k.type.compute, k.type
+@ if k.compare == "sum_bound" then
+@   local acc_mant = t.compute == "double" and 53 or 24
+/* Float sums depend on the order of additions, so the device result is compared with an
+ * accurate sum (compensated, in long double) within a bound: each path of the device's
+ * tree adds at most depth = ceil(n / (grid * block)) + ceil(grid / block) + 2 log2(block)
+ * terms, and each addition errs by at most u = 2^-$(acc_mant) of the running magnitude, so
+ * |device - sum| <= depth * u * sum|x| + the final rounding to $(t.name) + underflow. Any
+ * NaN, or both infinities, must give NaN; one infinity must come out as itself. */
+TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
+    unsigned grid, unsigned block, char *detail, size_t detail_size)
+{
+    const $(S) *x = inputs[0];
+    long double sum = 0, comp = 0, mag = 0;
+    int nan = 0, pos_inf = 0, neg_inf = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const long double v = (long double)$(load(t, "x[i]"));
+        if (isnan(v)) {
+            nan = 1;
+        } else if (isinf(v)) {
+            pos_inf |= v > 0;
+            neg_inf |= v < 0;
+        } else { /* Kahan-Babuska: the reference is far more accurate than the bound */
+            const long double s = sum + v;
+            comp += fabsl(sum) >= fabsl(v) ? (sum - s) + v : (v - s) + sum;
+            sum = s;
+            mag += fabsl(v);
+        }
+    }
+    sum += comp;
+    const long double got = (long double)$(load(t, "((const " .. S .. " *)out)[0]"));
+    unsigned levels = 0;
+    while ((1u << levels) < block)
+        ++levels;
+    const long double depth = ceill((long double)n / ((long double)grid * block))
+        + ceill((long double)grid / block) + 2.0L * levels;
+    const long double bound = depth * ldexpl(mag, -$(acc_mant)) * (1 + 0x1p-20L)
+        + ldexpl(fabsl(sum), -$(t.mantissa)) + ldexpl((long double)n, -$(t.compute == "double" and 1074 or 149))
+        + ldexpl(1.0L, -$(t.name == "f16" and 25 or t.name == "bf16" and 134 or t.compute == "double" and 1075 or 150));
+    const long double largest = $(t.name == "f16" and "65504.0L" or t.name == "bf16" and "0x1.fep127L" or t.compute == "double" and "(long double)DBL_MAX" or "(long double)FLT_MAX");
+    int ok;
+    if (nan || (pos_inf && neg_inf))
+        ok = isnan(got);
+    else if (pos_inf || neg_inf)
+        ok = isinf(got) && (got > 0) == (pos_inf != 0);
+    else if (isinf(got)) /* overflow is right when the sum, or a partial sum, may exceed the range */
+        ok = fabsl(sum) + bound >= largest || mag >= largest;
+    else
+        ok = !isnan(got) && fabsl(got - sum) <= bound;
+    if (ok)
+        return n;
+    char g[64];
+    $(prefix)_format_$(t.name)(g, sizeof g, ((const $(S) *)out)[0]);
+    snprintf(detail, detail_size, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
+        g, sum, bound, n, depth);
+    return 0;
+}
+@ else
+/* $(k.op.name) is exact and independent of the order: fold the elements in order. */
+TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
+    unsigned grid, unsigned block, char *detail, size_t detail_size)
+{
+    (void)grid;
+    (void)block;
+    const $(S) *x = inputs[0];
+    $(A) acc = $(k.identity_fn)();
+    for (size_t i = 0; i < n; ++i)
+        acc = $(k.oracle)(acc, $(load(t, "x[i]")));
+    const $(S) want = $(store(t, "acc"));
+    const $(S) got = ((const $(S) *)out)[0];
+    if ($(prefix)_same_$(t.name)(got, want))
+        return n;
+    char g[64], w[64];
+    $(prefix)_format_$(t.name)(g, sizeof g, got);
+    $(prefix)_format_$(t.name)(w, sizeof w, want);
+    snprintf(detail, detail_size, "got %s, expected %s", g, w);
+    return 0;
+}
+@ end
+
+tkh_status $(k.entry)(tkh_context *ctx, const $(S) *in, $(S) *out, size_t n, tkh_report *report)
+{
+    const void *inputs[1] = { in };
+    return tkh_kernel_run(ctx, &$(k.info), inputs, 1, out, n, report);
+}
+
+tkh_status $(k.device_entry)(tkh_context *ctx, const $(S) *in, $(S) *out, size_t n,
+    tkh_stream stream)
+{
+    const void *inputs[1] = { in };
+    return tkh_kernel_launch(ctx, &$(k.info), inputs, 1, out, n, stream);
+}

@@ -1,0 +1,61 @@
+/* $(do_not_edit) */
+/* $(k.op.name) over $(k.type.name): a deterministic two-level reduction for a given n
+ * and grid. Each thread folds a grid-stride slice, each block folds its threads in a
+ * shared-memory tree into one partial (in the compute type), and one final block folds
+ * the partials the same way and stores the result. */
+#include "tokitai_hip/hip_platform.h"
+#include "$(oracle_header)"
+
+@ local S, A = k.type.c, k.type.compute
+#define TKH_REDUCE_BLOCK $(reduce_block)
+
+/* Folds this block's threads' accumulators; thread 0 gets the result. */
+__device__ static $(A) $(k.symbol)_block_fold($(A) acc)
+{
+    __shared__ $(A) tree[TKH_REDUCE_BLOCK];
+    tree[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned width = TKH_REDUCE_BLOCK / 2; width > 0; width >>= 1) {
+        if (threadIdx.x < width)
+            tree[threadIdx.x] = $(k.oracle)(tree[threadIdx.x], tree[threadIdx.x + width]);
+        __syncthreads();
+    }
+    return tree[0];
+}
+
+__global__ void $(k.symbol)_partial(const $(S) *x, $(A) *partials, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * TKH_REDUCE_BLOCK;
+    $(A) acc = $(k.identity_fn)();
+    for (size_t i = (size_t)blockIdx.x * TKH_REDUCE_BLOCK + threadIdx.x; i < n; i += stride)
+        acc = $(k.oracle)(acc, $(load(k.type, "x[i]")));
+    acc = $(k.symbol)_block_fold(acc);
+    if (threadIdx.x == 0)
+        partials[blockIdx.x] = acc;
+}
+
+__global__ void $(k.symbol)(const $(A) *partials, unsigned count, $(S) *out)
+{
+    $(A) acc = $(k.identity_fn)();
+    for (unsigned i = threadIdx.x; i < count; i += TKH_REDUCE_BLOCK)
+        acc = $(k.oracle)(acc, partials[i]);
+    acc = $(k.symbol)_block_fold(acc);
+    if (threadIdx.x == 0)
+        out[0] = $(store(k.type, "acc"));
+}
+
+/* Enqueues both kernels; 'scratch' holds one partial per block of the grid. */
+extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *out, size_t n,
+    unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    if (block != TKH_REDUCE_BLOCK)
+        return (int)hipErrorInvalidValue;
+    hipLaunchKernelGGL($(k.symbol)_partial, dim3(grid), dim3(TKH_REDUCE_BLOCK), 0,
+        (hipStream_t)stream, (const $(S) *)inputs[0], ($(A) *)scratch, n);
+    hipError_t err = hipGetLastError();
+    if (err != hipSuccess)
+        return (int)err;
+    hipLaunchKernelGGL($(k.symbol), dim3(1), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream,
+        (const $(A) *)scratch, grid, ($(S) *)out);
+    return (int)hipGetLastError();
+}
