@@ -4,7 +4,7 @@
 -- which $(expr) inlines the value of a Lua expression (parentheses balance outside
 -- quoted strings).
 -- Each template line becomes exactly one line of the compiled chunk, so a Lua error
--- reads 'templates/kernel.hip.tpl:12: ...'. '@' cannot start a C, HIP or JSON line,
+-- reads 'templates/elementwise.hip.tpl:12: ...'. '@' cannot start a C, HIP or JSON line,
 -- unlike Penlight's '#', which clashes with '#include'.
 local M = {}
 
