@@ -15,14 +15,15 @@ function(_tkh_run_generator gen_root workdir)
   endif()
 endfunction()
 
-# _tkh_add_catalog(<var> NAME n PREFIX p INCLUDE_DIR d OUT_DIR o GEN_ROOT g OPS f...
+# _tkh_add_catalog(<var> NAME n PREFIX p INCLUDE_DIR d OUT_DIR o GEN_ROOT g
+#                  RUNTIME_INCLUDE_DIR r OPS f...
 #                  [SELECT_OPS all|op...] [SELECT_TYPES all|type...])
 # Runs the generator (sources, then fingerprints, then registry and manifest), adds the
 # custom commands that compile each kernel for TKH_TARGETS, and sets in the caller:
 #   <var>_KERNEL_OBJECTS, <var>_HOST_SOURCES, <var>_INCLUDE_DIR, <var>_KERNELS_TARGET,
-#   <var>_MANIFEST, <var>_KERNEL_IDS, <var>_ORACLE_TESTS.
+#   <var>_MANIFEST, <var>_KERNEL_IDS, <var>_ORACLE_TESTS, <var>_GPU_TESTS.
 function(_tkh_add_catalog var)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME;PREFIX;INCLUDE_DIR;OUT_DIR;GEN_ROOT"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME;PREFIX;INCLUDE_DIR;OUT_DIR;GEN_ROOT;RUNTIME_INCLUDE_DIR"
     "OPS;SELECT_OPS;SELECT_TYPES")
   set(out "${arg_OUT_DIR}")
   set(workdir "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -61,9 +62,17 @@ function(_tkh_add_catalog var)
   string(SHA256 compiler_fp "${TKH_COMPILER_IDENTITY}")
   string(SHA256 build_fp "${TKH_PLATFORM};${TKH_TARGETS};${build_command}")
   string(REGEX REPLACE "\n.*" "" compiler_line "${TKH_COMPILER_IDENTITY}")
+  # A kernel's source is its file, its scalar definition and the two shared headers.
+  set(shared_source "")
+  foreach(h IN ITEMS scalar.h hip_platform.h)
+    file(READ "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/${h}" text)
+    string(APPEND shared_source "${text}")
+  endforeach()
   set(sources "")
   foreach(id IN LISTS TKH_GENERATED_KERNELS)
-    file(SHA256 "${out}/kernels/${id}.hip" fp)
+    file(READ "${out}/kernels/${id}.hip" kernel_text)
+    file(READ "${out}/${TKH_GENERATED_ORACLE_DIR}/${id}.h" oracle_text)
+    string(SHA256 fp "${kernel_text}${oracle_text}${shared_source}")
     string(APPEND sources "    ${id} = \"sha256:${fp}\",\n")
   endforeach()
   set(lua_targets "")
@@ -102,17 +111,16 @@ ${sources}  },
     set(launcher ${CMAKE_CXX_COMPILER_LAUNCHER})
   endif()
   set(objects "")
-  set(headers "${arg_GEN_ROOT}/runtime/include/tokitai_hip/hip_platform.h"
-    "${arg_GEN_ROOT}/runtime/include/tokitai_hip/scalar.h"
-    "${arg_GEN_ROOT}/runtime/include/tokitai_hip/export.h")
-  list(TRANSFORM TKH_GENERATED_HEADERS PREPEND "${out}/" OUTPUT_VARIABLE gen_headers)
+  set(headers "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/hip_platform.h"
+    "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/scalar.h"
+    "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/export.h")
   foreach(id IN LISTS TKH_GENERATED_KERNELS)
     set(obj "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${id}.o")
     add_custom_command(OUTPUT "${obj}"
       COMMAND ${launcher} "${TKH_KERNEL_COMPILER}" ${TKH_KERNEL_FLAGS} ${target_flags}
-        -I "${arg_GEN_ROOT}/runtime/include" -I "${out}/include"
+        -I "${arg_RUNTIME_INCLUDE_DIR}" -I "${out}/include"
         -c "${out}/kernels/${id}.hip" -o "${obj}"
-      DEPENDS "${out}/kernels/${id}.hip" ${headers} ${gen_headers}
+      DEPENDS "${out}/kernels/${id}.hip" "${out}/${TKH_GENERATED_ORACLE_DIR}/${id}.h" ${headers}
       COMMENT "Compiling kernel ${arg_NAME}/${id} for ${TKH_TARGETS}"
       VERBATIM)
     list(APPEND objects "${obj}")
@@ -128,6 +136,7 @@ ${sources}  },
   set(${var}_MANIFEST "${out}/manifest.json" PARENT_SCOPE)
   set(${var}_KERNEL_IDS "${TKH_GENERATED_KERNELS}" PARENT_SCOPE)
   set(${var}_ORACLE_TESTS "${out}/${TKH_GENERATED_ORACLE_TESTS}" PARENT_SCOPE)
+  set(${var}_GPU_TESTS "${out}/${TKH_GENERATED_GPU_TESTS}" PARENT_SCOPE)
 endfunction()
 
 # After linking 'target', reads the GPU targets back out of the binary and fails the build

@@ -6,5 +6,7 @@ set(TKH_GENERATED_KERNELS
 @ end
 )
 set(TKH_GENERATED_REGISTRY "$(name)_registry.c")
-set(TKH_GENERATED_HEADERS "include/$(ops_header)" "include/$(oracle_header)" "include/$(compare_header)")
 set(TKH_GENERATED_ORACLE_TESTS "tests/oracle_tests.c")
+set(TKH_GENERATED_GPU_TESTS "tests/selftest.c")
+# Each kernel's scalar definition: include/<this folder>/<kernel>.h
+set(TKH_GENERATED_ORACLE_DIR "include/$(include_dir)/$(name)_oracle")

@@ -25,7 +25,9 @@ TKH_API const tkh_registry *$(prefix)_registry_$(name)(void);
 
 @ for _, k in ipairs(kernels) do
 @   local S = k.type.c
-@   local params = k.op.arity == 2 and ("const " .. S .. " *lhs, const " .. S .. " *rhs") or ("const " .. S .. " *in")
+@   local list = {}
+@   for i, p in ipairs(k.params) do list[i] = "const " .. S .. " *" .. p end
+@   local params = table.concat(list, ", ")
 /* $(k.op.name) $(k.type.name)$(k.op.shape == "reduction" and " (reduction: out is one element)" or ""): $(k.op.semantics) */
 TKH_API tkh_status $(k.entry)(tkh_context *ctx, $(params), $(S) *out, size_t n,
     tkh_report *report);

@@ -1,15 +1,14 @@
 /* $(do_not_edit) */
-/* The scalar definition of every op in this catalog. The same inline functions are
- * compiled into the device kernels and into the CPU oracle that checks them, so each op
- * is written once; the oracle is the semantic authority. T, U, W, TMIN, TMAX and BITS
- * are defined around each function only (see ops/core.lua). */
-#ifndef $(guard)_ORACLE_H
-#define $(guard)_ORACLE_H
+/* The scalar definition of $(k.op.name) over $(k.type.name). The same inline function is
+ * compiled into the device kernel and into the CPU oracle that checks it, so the op is
+ * written once; the oracle is the semantic authority. T, U, W, TMIN, TMAX and BITS are
+ * defined around the function only (see ops/core.lua). */
+#ifndef $(guard)_ORACLE_$(k.id:upper())_H
+#define $(guard)_ORACLE_$(k.id:upper())_H
 
 #include "tokitai_hip/scalar.h"
 
-@ for _, k in ipairs(kernels) do
-@   local t = k.type
+@ local t = k.type
 /* $(k.op.name) $(t.name): $(k.op.semantics) ($(k.op.where)) */
 $(macros(t))
 @   if k.op.shape == "reduction" then
@@ -22,20 +21,17 @@ TKH_HD static inline $(t.compute) $(k.oracle)($(t.compute) a, $(t.compute) b)
 {
     return (T)($(k.expr));
 }
-@   elseif k.op.arity == 2 then
-TKH_HD static inline $(t.c) $(k.oracle)($(t.c) a_in, $(t.c) b_in)
-{
-    const T a = $(load(t, "a_in")), b = $(load(t, "b_in"));
-    return $(store(t, "(T)(" .. k.expr .. ")"));
-}
 @   else
-TKH_HD static inline $(t.c) $(k.oracle)($(t.c) a_in)
+@     local args, loads = {}, {}
+@     for i, o in ipairs(k.operands) do
+@       args[i], loads[i] = t.c .. " " .. o .. "_in", o .. " = " .. load(t, o .. "_in")
+@     end
+TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
 {
-    const T a = $(load(t, "a_in"));
+    const T $(table.concat(loads, ", "));
     return $(store(t, "(T)(" .. k.expr .. ")"));
 }
 @   end
 $(unmacros(t))
 
-@ end
 #endif

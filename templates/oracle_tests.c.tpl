@@ -17,22 +17,23 @@
 #include "tokitai_hip/reference.h"
 
 @ local tested = {}
+@ local WIDE = { "A", "B", "C" }
 @ for _, k in ipairs(kernels) do
 @   if k.reference then
 @     tested[#tested + 1] = k
-@     local t, S = k.type, k.type.c
-@     local binary = k.op.arity == 2
+@     local t, S, arity = k.type, k.type.c, k.op.arity
 $(macros(t))
+@     for i, o in ipairs(k.operands) do
+@       if t.domain == "integer" then
+#define $(WIDE[i]) ((__int128)$(o))
+#define U$(WIDE[i]) ((__int128)(U)$(o))
+@       else
+#define $(WIDE[i]) (($(t.compute == "double" and "__float128" or "double"))$(load(t, o)))
+@       end
+@     end
 @     if t.domain == "integer" then
-#define A ((__int128)a)
-#define B ((__int128)b)
-#define UA ((__int128)(U)a)
-#define UB ((__int128)(U)b)
 #define R(x) ((T)(U)(unsigned __int128)(x))
 @     else
-@       local RT = t.compute == "double" and "__float128" or "double"
-#define A (($(RT))$(load(t, "a")))
-#define B (($(RT))$(load(t, "b")))
 #define R(x) $(store(t, "(T)(x)"))
 @     end
 static void test_$(k.id)(void **state)
@@ -40,38 +41,35 @@ static void test_$(k.id)(void **state)
     (void)state;
     const $(S) edges[] = { $(table.concat(t.edges, ", ")) };
     const size_t count = sizeof edges / sizeof edges[0];
-    for (size_t i = 0; i < count; ++i) {
-@     if binary then
-        for (size_t j = 0; j < count; ++j) {
-            const $(S) a = edges[i], b = edges[j];
-            const $(S) got = $(k.oracle)(a, b), want = $(k.reference);
-            if (!$(prefix)_same_$(t.name)(got, want)) {
-                char sa[64], sb[64], sg[64], sw[64];
-                $(prefix)_format_$(t.name)(sa, sizeof sa, a);
-                $(prefix)_format_$(t.name)(sb, sizeof sb, b);
-                $(prefix)_format_$(t.name)(sg, sizeof sg, got);
-                $(prefix)_format_$(t.name)(sw, sizeof sw, want);
-                fail_msg("$(k.op.name)_$(t.name)(%s, %s) = %s, the reference says %s", sa, sb, sg, sw);
-            }
-        }
-@     else
-        const $(S) a = edges[i];
-        const $(S) got = $(k.oracle)(a), want = $(k.reference);
+    size_t total = 1;
+    for (int j = 0; j < $(arity); ++j)
+        total *= count;
+    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
+        $(S) x[$(arity)];
+        for (size_t j = 0, rest = pick; j < $(arity); ++j, rest /= count)
+            x[j] = edges[rest % count];
+@     local decl = {}
+@     for i, o in ipairs(k.operands) do decl[i] = o .. " = x[" .. (i - 1) .. "]" end
+        const $(S) $(table.concat(decl, ", "));
+        const $(S) got = $(k.oracle)($(table.concat(k.operands, ", "))), want = $(k.reference);
         if (!$(prefix)_same_$(t.name)(got, want)) {
-            char sa[64], sg[64], sw[64];
-            $(prefix)_format_$(t.name)(sa, sizeof sa, a);
+            char args[$(arity) * 66] = "", sg[64], sw[64];
+            for (int j = 0, len = 0; j < $(arity); ++j) {
+                char v[64];
+                $(prefix)_format_$(t.name)(v, sizeof v, x[j]);
+                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
+            }
             $(prefix)_format_$(t.name)(sg, sizeof sg, got);
             $(prefix)_format_$(t.name)(sw, sizeof sw, want);
-            fail_msg("$(k.op.name)_$(t.name)(%s) = %s, the reference says %s", sa, sg, sw);
+            fail_msg("$(k.op.name)_$(t.name)(%s) = %s, the reference says %s", args, sg, sw);
         }
-@     end
     }
 }
-#undef A
-#undef B
-@     if t.domain == "integer" then
-#undef UA
-#undef UB
+@     for i = 1, arity do
+#undef $(WIDE[i])
+@       if t.domain == "integer" then
+#undef U$(WIDE[i])
+@       end
 @     end
 #undef R
 $(unmacros(t))

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "$(ops_header)"
-#include "$(oracle_header)"
+#include "$(k.oracle_header)"
 #include "$(compare_header)"
 
 extern TKH_HIDDEN const tkh_kernel_info $(k.info);

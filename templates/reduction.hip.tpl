@@ -4,7 +4,7 @@
  * shared-memory tree into one partial (in the compute type), and one final block folds
  * the partials the same way and stores the result. */
 #include "tokitai_hip/hip_platform.h"
-#include "$(oracle_header)"
+#include "$(k.oracle_header)"
 
 @ local S, A = k.type.c, k.type.compute
 #define TKH_REDUCE_BLOCK $(reduce_block)

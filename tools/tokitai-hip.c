@@ -1,18 +1,22 @@
 /* tokitai-hip: the device report, the kernel registry, and oracle-checked runs.
  * Messages read 'tokitai-hip: what went wrong'; exit 0 on success, 1 on a failed run or
  * an unusable device, 2 on bad usage. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "tokitai_hip/tokitai_hip.h"
 
 static const char *const USAGE =
     "usage: tokitai-hip info [--device N] [--format md|json]\n"
     "       tokitai-hip list [--format text|json]\n"
     "       tokitai-hip run OP TYPE --n N [--seed S] [--device N] [--format md|json]\n"
+    "       tokitai-hip selftest [--n N] [--seed S] [--device N]\n"
+    "       tokitai-hip bench OPS TYPES [--sizes N,N...] [--reps R] [--device N]   (lists: add,sub)\n"
     "       tokitai-hip version\n";
 
 static int usage_error(const char *fmt, const char *value)
@@ -25,6 +29,8 @@ static int usage_error(const char *fmt, const char *value)
 
 typedef struct options {
     const char *format;
+    const char *sizes;
+    int reps;
     int device;
     size_t n;
     int have_n;
@@ -56,17 +62,21 @@ static int parse_options(int argc, char **argv, options *o)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t u = 0;
         if (strcmp(a, "--format") == 0 || strcmp(a, "--device") == 0 || strcmp(a, "--n") == 0
-            || strcmp(a, "--seed") == 0) {
+            || strcmp(a, "--seed") == 0 || strcmp(a, "--sizes") == 0 || strcmp(a, "--reps") == 0) {
             if (v == NULL)
                 return usage_error("option %s needs a value", a);
             ++i;
-            if (strcmp(a, "--format") == 0) {
-                o->format = v;
+            if (strcmp(a, "--format") == 0 || strcmp(a, "--sizes") == 0) {
+                *(strcmp(a, "--format") == 0 ? &o->format : &o->sizes) = v;
                 continue;
             }
             if (!parse_u64(v, &u))
                 return usage_error("'%s' is not a non-negative integer", v);
-            if (strcmp(a, "--device") == 0) {
+            if (strcmp(a, "--reps") == 0) {
+                if (u < 10 || u > 100000)
+                    return usage_error("--reps %s is out of range (10..100000)", v);
+                o->reps = (int)u;
+            } else if (strcmp(a, "--device") == 0) {
                 if (u > 1024)
                     return usage_error("--device %s is out of range (0..1024)", v);
                 o->device = (int)u;
@@ -238,6 +248,97 @@ static int cmd_run(const options *o)
     return st == TKH_OK ? 0 : 1;
 }
 
+/* Every core kernel, oracle-checked at small odd sizes (and --n N when given). */
+static int cmd_selftest(const options *o)
+{
+    size_t sizes[6] = { 1, 3, 255, 256, 257, 0 };
+    size_t count = 5;
+    if (o->have_n)
+        sizes[count++] = o->n;
+    uint64_t seed = o->have_seed ? o->seed : 1;
+    tkh_context *ctx = NULL;
+    tkh_status st = tkh_context_create(&ctx, o->device);
+    tkh_selftest_result result = { 0, 0, "" };
+    if (st == TKH_OK)
+        st = tkh_registry_selftest(ctx, tkh_registry_core(), sizes, count, seed, &result);
+    if (st == TKH_OK || result.runs > 0)
+        printf("selftest: %zu of %zu oracle-checked runs passed (seed %" PRIu64 ")\n", result.passed,
+            result.runs, seed);
+    if (st != TKH_OK)
+        fprintf(stderr, "tokitai-hip: %s: %s\n", tkh_status_name(st), tkh_last_error());
+    tkh_context_destroy(ctx);
+    return st == TKH_OK ? 0 : 1;
+}
+
+/* Calls fn(item) for each item of a comma-separated list; stops at the first non-zero. */
+static int each_item(const char *list, int (*fn)(const char *item, void *arg), void *arg)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        int rc = fn(item, arg);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+typedef struct bench_run {
+    const options *o;
+    tkh_context *ctx;
+    const char *op;
+    const char *type;
+    int first;
+} bench_run;
+
+static int bench_size(const char *item, void *arg)
+{
+    bench_run *b = arg;
+    uint64_t n = 0;
+    if (!parse_u64(item, &n) || n == 0 || n > ((uint64_t)1 << 33))
+        return usage_error("size '%s' is out of range (1..2^33)", item);
+    const tkh_kernel_info *k = tkh_registry_find(tkh_registry_core(), b->op, b->type);
+    int rc = tkh_bench_case(b->ctx, k, (size_t)n, b->o->reps ? b->o->reps : 100, b->first);
+    b->first = 0;
+    return rc;
+}
+
+static int bench_type(const char *item, void *arg)
+{
+    bench_run *b = arg;
+    b->type = item;
+    if (tkh_registry_find(tkh_registry_core(), b->op, b->type) == NULL) {
+        fprintf(stderr, "tokitai-hip: bench: no kernel for %s %s, skipped\n", b->op, b->type);
+        return 0;
+    }
+    return each_item(b->o->sizes ? b->o->sizes : "1024,1048576,16777216,268435456", bench_size, b);
+}
+
+static int bench_op(const char *item, void *arg)
+{
+    bench_run *b = arg;
+    b->op = item;
+    return each_item(b->o->positional[1], bench_type, b);
+}
+
+static int cmd_bench(const options *o)
+{
+    if (o->positional_count != 2)
+        return usage_error("bench needs OPS and TYPES (comma-separated lists)%s", "");
+    bench_run b = { o, NULL, NULL, NULL, 1 };
+    tkh_status st = tkh_context_create(&b.ctx, o->device);
+    if (st != TKH_OK) {
+        fprintf(stderr, "tokitai-hip: %s: %s\n", tkh_status_name(st), tkh_last_error());
+        return 1;
+    }
+    const tkh_device_report *d = tkh_context_device(b.ctx);
+    printf("{\"device\": \"%s\", \"arch\": \"%s\", \"results\": [\n", d->name, d->arch);
+    int rc = each_item(o->positional[0], bench_op, &b);
+    printf("\n]}\n");
+    tkh_context_destroy(b.ctx);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -255,6 +356,10 @@ int main(int argc, char **argv)
         return cmd_list(&o);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(&o);
+    if (strcmp(cmd, "selftest") == 0)
+        return cmd_selftest(&o);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(&o);
     if (strcmp(cmd, "version") == 0) {
         printf("tokitai-hip %s\n", tkh_version_string());
         return 0;

@@ -49,9 +49,10 @@ local function check_expression(expr, what, arity, fail)
   if bad then
     fail("%s expression '%s' contains '%s' (only one C expression is allowed)", what, expr, bad)
   end
-  if arity == 1 then
-    for word in expr:gmatch("[%a_][%w_]*") do
-      if word == "b" then fail("%s expression '%s' uses operand 'b' but arity is 1", what, expr) end
+  local position = { a = 1, b = 2, c = 3 }
+  for word in expr:gmatch("[%a_][%w_]*") do
+    if position[word] and position[word] > arity then
+      fail("%s expression '%s' uses operand '%s' but arity is %d", what, expr, word, arity)
     end
   end
 end
@@ -130,8 +131,8 @@ local function validate(shape, def, where, seen, filter)
   end
   if seen[def.name] then fail("defined twice (first at %s)", seen[def.name]) end
   local arity = shape == "reduction" and 1 or def.arity
-  if math.type(arity) ~= "integer" or arity < 1 or arity > 2 then
-    fail("arity must be 1 or 2, got %s", tostring(arity))
+  if math.type(arity) ~= "integer" or arity < 1 or arity > 3 then
+    fail("arity must be 1, 2 or 3, got %s", tostring(arity))
   end
   if type(def.semantics) ~= "string" or def.semantics == "" then
     fail("'semantics' must be a non-empty string")

@@ -28,14 +28,22 @@ local function file_of(where)
 end
 
 -- Names of one (op, type) kernel: entry points, device symbol, launcher, registry entry.
-local function kernel_names(k, prefix)
+-- Entry point parameter names, per arity.
+local PARAMS = { { "in" }, { "lhs", "rhs" }, { "in0", "in1", "in2" } }
+local OPERANDS = { "a", "b", "c" }
+
+local function kernel_names(k, prefix, oracle_dir)
   local id = k.op.name .. "_" .. k.type.name
+  local arity = k.op.arity
   return {
+    params = table.move(PARAMS[arity], 1, arity, 1, {}),
+    operands = table.move(OPERANDS, 1, arity, 1, {}),
     id = id, op = k.op, type = k.type, expr = k.expr,
     identity = k.identity, reference = k.reference, compare = k.compare,
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",
     oracle = prefix .. "_oracle_" .. id,
+    oracle_header = oracle_dir .. "/" .. id .. ".h",
     identity_fn = prefix .. "_identity_" .. id,
     symbol = prefix .. "k_" .. id,
     launch = prefix .. "k_" .. id .. "_launch",
@@ -84,7 +92,9 @@ end
 function M.all(ops, opts, build_info)
   local kernels, op_files, seen_file = {}, {}, {}
   for _, op in ipairs(ops) do
-    for _, k in ipairs(op.kernels) do kernels[#kernels + 1] = kernel_names(k, opts.prefix) end
+    for _, k in ipairs(op.kernels) do
+      kernels[#kernels + 1] = kernel_names(k, opts.prefix, opts.include_dir .. "/" .. opts.name .. "_oracle")
+    end
     local f = file_of(op.where)
     if not seen_file[f] then seen_file[f], op_files[#op_files + 1] = true, f end
   end
@@ -122,15 +132,17 @@ function M.all(ops, opts, build_info)
     files[#files + 1] = { path = path, content = text }
   end
 
-  emit("oracle.h.tpl", inc .. opts.name .. "_oracle.h")
+  emit("oracle_all.h.tpl", inc .. opts.name .. "_oracle.h")
   emit("compare.h.tpl", inc .. opts.name .. "_compare.h")
   emit("ops.h.tpl", inc .. opts.name .. "_ops.h")
   for _, k in ipairs(kernels) do
     local shape = k.op.shape
+    emit("oracle.h.tpl", "include/" .. k.oracle_header, { k = k, op_file = k.op_file })
     emit(shape .. ".hip.tpl", "kernels/" .. k.id .. ".hip", { k = k, op_file = k.op_file })
     emit(shape .. ".c.tpl", "stubs/" .. k.id .. ".c", { k = k, op_file = k.op_file })
   end
   emit("oracle_tests.c.tpl", "tests/oracle_tests.c")
+  emit("selftest.c.tpl", "tests/selftest.c")
   emit("generated.cmake.tpl", "generated.cmake")
   if opts.phase == "all" then
     emit("registry.c.tpl", opts.name .. "_registry.c")

@@ -10,10 +10,10 @@
 #include "internal.h"
 #include "tokitai_hip/hip_platform.h"
 
-#define TKHI_MAX_INPUTS 2
+#define TKHI_MAX_INPUTS 3
 #define TKHI_BLOCKS_PER_UNIT 32u   /* enough resident blocks to hide memory latency */
 
-static const char *const input_names[TKHI_MAX_INPUTS] = { "input 0 (lhs)", "input 1 (rhs)" };
+static const char *const input_names[TKHI_MAX_INPUTS] = { "input 0 (lhs)", "input 1 (rhs)", "input 2" };
 
 static double now_seconds(void)
 {
@@ -84,7 +84,8 @@ static tkh_status check_args(const char *fn, tkh_context *ctx, const tkh_kernel_
 static void launch_shape(const tkh_context *ctx, const tkh_kernel_info *kernel, size_t n,
     unsigned *grid, unsigned *block)
 {
-    size_t blocks = (n + kernel->block - 1) / kernel->block;
+    const size_t per_block = (size_t)kernel->block * (kernel->vector_width ? kernel->vector_width : 1);
+    size_t blocks = (n + per_block - 1) / per_block;
     size_t cap = (size_t)(ctx->device.compute_units > 0 ? ctx->device.compute_units : 1)
         * TKHI_BLOCKS_PER_UNIT;
     *grid = (unsigned)(blocks < cap ? blocks : cap);
@@ -169,7 +170,7 @@ typedef struct device_buffers {
 
 static void free_buffers(device_buffers *b)
 {
-    void *all[] = { b->in[0], b->in[1], b->out, b->scratch };
+    void *all[] = { b->in[0], b->in[1], b->in[2], b->out, b->scratch };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i] != NULL)
             hipFree(all[i]);
@@ -218,7 +219,7 @@ static tkh_status run_on_device(tkh_context *ctx, const tkh_kernel_info *kernel,
         r->launch_grid = grid;
         r->launch_block = block;
     }
-    const void *d_inputs[TKHI_MAX_INPUTS] = { b->in[0], b->in[1] };
+    const void *d_inputs[TKHI_MAX_INPUTS] = { b->in[0], b->in[1], b->in[2] };
     st = launch(kernel, d_inputs, b->out, n, grid, block, b->scratch, NULL);
     if (st != TKH_OK)
         return st;
@@ -305,7 +306,7 @@ tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
         return end_report(report, tkhi_fail(TKH_ERR_HOST_ALLOC,
             "tkh_kernel_run: allocating %zu bytes to stage an in-place result failed", bytes.out), start);
 
-    device_buffers buffers = { { NULL, NULL }, NULL, NULL };
+    device_buffers buffers = { { NULL, NULL, NULL }, NULL, NULL };
     st = run_on_device(ctx, kernel, inputs, result, n, bytes, &buffers, report);
     free_buffers(&buffers);
     if (st == TKH_OK)

@@ -3,7 +3,7 @@
 set(expect_unknown_type "tests/ops/unknown_type.lua:2: op 'add': unknown type 'i33' \\(known: i8, i16, i32")
 set(expect_bad_name "tests/ops/bad_name.lua:2: op 'Add-1': name must be a lower-case C identifier")
 set(expect_missing_field "tests/ops/missing_field.lua:2: op 'add': missing field 'semantics'")
-set(expect_bad_arity "tests/ops/bad_arity.lua:2: op 'add': arity must be 1 or 2, got 3")
+set(expect_bad_arity "tests/ops/bad_arity.lua:2: op 'add': arity must be 1, 2 or 3, got 4")
 set(expect_injection "tests/ops/injection.lua:11: op 'evil': compute expression .* contains ';'")
 set(expect_syntax "tests/ops/syntax.lua:4: '}' expected \\(to close '{' at line 2\\) near 'arity'")
 

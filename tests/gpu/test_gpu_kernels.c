@@ -18,7 +18,6 @@
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/tokitai_hip.h"
 
-#define POISON 0xA5
 static uint64_t seed;
 static tkh_context *ctx;
 
@@ -30,116 +29,36 @@ static uint64_t next_random(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* Edge bit patterns of any integer width: 0, all ones (-1 / max), the sign bit alone
- * (INT_MIN), all but the sign bit (INT_MAX), 1. */
-static void edge(unsigned char *elem, size_t size, int which)
+static void selftest(const tkh_registry *reg, const size_t *sizes, size_t count)
 {
-    memset(elem, which == 1 || which == 3 ? 0xFF : 0x00, size);
-    if (which == 2)
-        elem[size - 1] = 0x80;
-    if (which == 3)
-        elem[size - 1] = 0x7F;
-    if (which == 4)
-        elem[0] = 1;
-}
-
-/* Values in [-1, 1) for float sums, whose bound is only meaningful on finite inputs. */
-static void fill_moderate(const tkh_kernel_info *k, unsigned char *in, size_t n, uint64_t *s)
-{
-    for (size_t i = 0; i < n; ++i) {
-        double v = (double)(next_random(s) >> 11) * 0x1p-52 - 1.0;
-        if (strcmp(k->type, "f64") == 0)
-            memcpy(in + i * 8, &v, 8);
-        else if (strcmp(k->type, "f32") == 0)
-            ((float *)(void *)in)[i] = (float)v;
-        else if (strcmp(k->type, "f16") == 0)
-            ((uint16_t *)(void *)in)[i] = tkh_f32_to_f16((float)v);
-        else
-            ((uint16_t *)(void *)in)[i] = tkh_f32_to_bf16((float)v);
-    }
-}
-
-/* Random bits (every NaN, infinity and subnormal included); the first elements hold
- * every pair of edge values. Float sums get moderate values instead. */
-static void fill_inputs(const tkh_kernel_info *k, unsigned char **in, size_t n, uint64_t *s)
-{
-    if (strcmp(k->op, "sum") == 0 && strcmp(k->domain, "float") == 0) {
-        fill_moderate(k, in[0], n, s);
-        return;
-    }
-    for (unsigned a = 0; a < k->arity; ++a)
-        for (size_t i = 0; i < n * k->elem_size; i += 8) {
-            uint64_t r = next_random(s);
-            size_t take = n * k->elem_size - i < 8 ? n * k->elem_size - i : 8;
-            memcpy(in[a] + i, &r, take);
-        }
-    for (size_t i = 0; i < 25 && i < n; ++i)
-        for (unsigned a = 0; a < k->arity; ++a)
-            edge(in[a] + i * k->elem_size, k->elem_size, a == 0 ? (int)(i / 5) : (int)(i % 5));
-}
-
-typedef struct buffers {
-    unsigned char *in[2];
-    unsigned char *out;
-} buffers;
-
-static buffers alloc_buffers(const tkh_kernel_info *k, size_t n)
-{
-    buffers b = { { NULL, NULL }, NULL };
-    for (unsigned a = 0; a < k->arity; ++a)
-        assert_non_null(b.in[a] = malloc(n * k->elem_size));
-    assert_non_null(b.out = malloc(n * k->elem_size));
-    memset(b.out, POISON, n * k->elem_size);
-    return b;
-}
-
-static void free_buffers(buffers *b)
-{
-    free(b->in[0]);
-    free(b->in[1]);
-    free(b->out);
-}
-
-/* One oracle-checked host run that must pass; the output is then checked again here. */
-static void run_and_check(const tkh_kernel_info *k, size_t n)
-{
-    uint64_t s = seed ^ (n * 0x100000001B3ull);
-    buffers b = alloc_buffers(k, n);
-    fill_inputs(k, b.in, n, &s);
-    const void *inputs[2] = { b.in[0], b.in[1] };
-    tkh_report report;
-    tkh_status st = tkh_kernel_run(ctx, k, inputs, k->arity, b.out, n, &report);
+    tkh_selftest_result result;
+    tkh_status st = tkh_registry_selftest(ctx, reg, sizes, count, seed, &result);
+    printf("%zu of %zu runs passed\n", result.passed, result.runs);
     if (st != TKH_OK)
-        fail_msg("%s_%s n=%zu seed=%" PRIu64 ": %s: %s", k->op, k->type, n, seed,
-            tkh_status_name(st), report.message);
-    assert_true(report.oracle_checked && report.oracle_matches);
-    assert_int_equal(report.first_mismatch, n);
-    char detail[256];
-    assert_int_equal(k->check(inputs, b.out, n, report.launch_grid, report.launch_block, detail,
-                         sizeof detail), n);
-    free_buffers(&b);
+        fail_msg("%s", result.failure);
+    assert_int_equal(result.runs, reg->count * count);
 }
 
+/* Every kernel, random inputs with edge values, poisoned outputs, odd sizes. */
 static void every_kernel_at_odd_sizes(void **state)
 {
     (void)state;
-    const size_t sizes[] = { 1, 3, 255, 256, 257, (1u << 20) + 3 };
-    const tkh_registry *reg = tkh_registry_core();
-    for (size_t i = 0; i < reg->count; ++i)
-        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; ++j)
-            run_and_check(reg->kernels[i], sizes[j]);
+    const size_t sizes[] = { 1, 3, 255, 256, 257, ((size_t)1 << 20) + 3 };
+    selftest(tkh_registry_core(), sizes, sizeof sizes / sizeof sizes[0]);
 }
 
 /* At 2^28 elements: an elementwise kernel and the integer and float sums. */
 static void at_two_to_the_28(void **state)
 {
     (void)state;
-    const char *const kernels[][2] = { { "add", "i32" }, { "sum", "i32" }, { "sum", "f32" } };
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
-        const tkh_kernel_info *k = tkh_registry_find(tkh_registry_core(), kernels[i][0], kernels[i][1]);
-        if (k != NULL) /* absent when TOKITAI_HIP_OPS / _TYPES left it out */
-            run_and_check(k, (size_t)1 << 28);
-    }
+    const tkh_kernel_info *large[] = {
+        tkh_registry_find(tkh_registry_core(), "add", "i32"),
+        tkh_registry_find(tkh_registry_core(), "sum", "i32"),
+        tkh_registry_find(tkh_registry_core(), "sum", "f32"),
+    };
+    const tkh_registry reg = { "large", large, sizeof large / sizeof large[0] };
+    const size_t sizes[] = { (size_t)1 << 28 };
+    selftest(&reg, sizes, 1);
 }
 
 static void in_place_output(void **state)
@@ -163,25 +82,42 @@ static void device_buffer_entry_point(void **state)
 {
     (void)state;
     const tkh_kernel_info *k = tkh_registry_find(tkh_registry_core(), "add", "i32");
-    const size_t n = (1u << 20) + 7, bytes = n * sizeof(int32_t);
-    buffers h = alloc_buffers(k, n);
+    enum { N = (1 << 20) + 7 };
+    const size_t bytes = N * sizeof(int32_t);
+    static int32_t a[N], b[N], out[N];
     uint64_t s = seed + 1;
-    fill_inputs(k, h.in, n, &s);
+    for (int i = 0; i < N; ++i) {
+        a[i] = (int32_t)next_random(&s);
+        b[i] = (int32_t)next_random(&s);
+        out[i] = -559038737; /* poison */
+    }
     void *d[3] = { NULL, NULL, NULL };
     for (int i = 0; i < 3; ++i)
         assert_int_equal(hipMalloc(&d[i], bytes), hipSuccess);
-    assert_int_equal(hipMemcpy(d[0], h.in[0], bytes, hipMemcpyHostToDevice), hipSuccess);
-    assert_int_equal(hipMemcpy(d[1], h.in[1], bytes, hipMemcpyHostToDevice), hipSuccess);
-    assert_int_equal(hipMemcpy(d[2], h.out, bytes, hipMemcpyHostToDevice), hipSuccess);
-    assert_int_equal(tkh_add_i32_device(ctx, d[0], d[1], d[2], n, NULL), TKH_OK);
+    assert_int_equal(hipMemcpy(d[0], a, bytes, hipMemcpyHostToDevice), hipSuccess);
+    assert_int_equal(hipMemcpy(d[1], b, bytes, hipMemcpyHostToDevice), hipSuccess);
+    assert_int_equal(hipMemcpy(d[2], out, bytes, hipMemcpyHostToDevice), hipSuccess);
+    assert_int_equal(tkh_add_i32_device(ctx, d[0], d[1], d[2], N, NULL), TKH_OK);
     assert_int_equal(hipDeviceSynchronize(), hipSuccess);
-    assert_int_equal(hipMemcpy(h.out, d[2], bytes, hipMemcpyDeviceToHost), hipSuccess);
-    const void *inputs[2] = { h.in[0], h.in[1] };
+    assert_int_equal(hipMemcpy(out, d[2], bytes, hipMemcpyDeviceToHost), hipSuccess);
+    const void *inputs[2] = { a, b };
     char detail[256];
-    assert_int_equal(k->check(inputs, h.out, n, 1, 256, detail, sizeof detail), n);
+    assert_int_equal(k->check(inputs, out, N, 1, 256, detail, sizeof detail), N);
+    /* Buffers one element off 16-byte alignment take the element-wise kernel. */
+    assert_int_equal(tkh_add_i32_device(ctx, (int32_t *)d[0] + 1, (int32_t *)d[1] + 1,
+                         (int32_t *)d[2] + 1, N - 1, NULL), TKH_OK);
+    assert_int_equal(hipDeviceSynchronize(), hipSuccess);
+    assert_int_equal(hipMemcpy(out, d[2], bytes, hipMemcpyDeviceToHost), hipSuccess);
+    assert_int_equal(k->check(inputs, out, N, 1, 256, detail, sizeof detail), N);
+    /* a reduction through its device entry point */
+    assert_int_equal(tkh_sum_i32_device(ctx, d[0], d[2], N, NULL), TKH_OK);
+    int32_t total = 0;
+    assert_int_equal(hipMemcpy(&total, d[2], sizeof total, hipMemcpyDeviceToHost), hipSuccess);
+    const void *sum_inputs[1] = { a };
+    const tkh_kernel_info *sum = tkh_registry_find(tkh_registry_core(), "sum", "i32");
+    assert_int_equal(sum->check(sum_inputs, &total, N, 1, 256, detail, sizeof detail), N);
     for (int i = 0; i < 3; ++i)
         hipFree(d[i]);
-    free_buffers(&h);
 }
 
 static void device_selection(void **state)

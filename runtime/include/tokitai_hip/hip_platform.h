@@ -22,6 +22,7 @@ typedef cudaError_t hipError_t;
 typedef cudaStream_t hipStream_t;
 typedef struct cudaDeviceProp hipDeviceProp_t;
 typedef enum cudaDeviceAttr hipDeviceAttribute_t;
+typedef cudaEvent_t hipEvent_t;
 
 #define hipSuccess cudaSuccess
 #define hipErrorInvalidValue cudaErrorInvalidValue
@@ -45,6 +46,12 @@ typedef enum cudaDeviceAttr hipDeviceAttribute_t;
 #define hipGetLastError cudaGetLastError
 #define hipGetErrorName cudaGetErrorName
 #define hipGetErrorString cudaGetErrorString
+#define hipEventCreate cudaEventCreate
+#define hipEventDestroy cudaEventDestroy
+#define hipEventRecord cudaEventRecord
+#define hipEventSynchronize cudaEventSynchronize
+#define hipEventElapsedTime cudaEventElapsedTime
+#define hipMemset cudaMemset
 
 #if defined(__CUDACC__)
 #define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...) \

@@ -38,10 +38,12 @@ typedef struct tkh_kernel_info {
     size_t out_count;                 /* output elements: 0 means n (elementwise) */
     size_t scratch_size;              /* device bytes per block of the grid (reductions) */
     unsigned block;                   /* threads per block */
+    unsigned vector_width;            /* elements per thread and step on aligned buffers */
     const char *domain;               /* "integer" */
     const char *representation;       /* "dense" */
     const char *semantics;
-    const char *comparison;           /* how the oracle compares */
+    const char *compare_rule;         /* "exact" or "sum_bound" (docs/semantics.md) */
+    const char *comparison;           /* how the oracle compares, in words */
     const char *platform;             /* "amd" or "nvidia" */
     const char *const *targets;       /* what it was compiled for: "gfx90a:xnack-", "sm_90" */
     const char *source_fingerprint;   /* "sha256:..." of the generated kernel source */
@@ -94,6 +96,23 @@ TKH_API tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kerne
  * TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_LAUNCH. */
 TKH_API tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_stream stream);
+
+/* What tkh_registry_selftest did. */
+typedef struct tkh_selftest_result {
+    size_t runs;            /* oracle-checked runs made */
+    size_t passed;          /* of which passed */
+    char failure[640];      /* the first failure: kernel, n, seed, message; "" if none */
+} tkh_selftest_result;
+
+/* Runs every kernel of 'registry' through the oracle-checked host path at each of the
+ * given sizes, on random inputs drawn from 'seed' (every bit pattern, so NaN, infinities
+ * and subnormals too; values in [-1, 1) for bounded float sums) whose first elements hold
+ * every combination of edge values (0, -1, MIN, MAX, 1), with the output poisoned before
+ * each run. Stops at the first failure.
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_EMPTY (no sizes, or a size of 0),
+ * TKH_ERR_HOST_ALLOC, and every failure of tkh_kernel_run (the result names the run). */
+TKH_API tkh_status tkh_registry_selftest(tkh_context *ctx, const tkh_registry *registry,
+    const size_t *sizes, size_t size_count, unsigned long long seed, tkh_selftest_result *result);
 
 #ifdef __cplusplus
 }

@@ -7,5 +7,7 @@ set(TKH_GENERATED_KERNELS
   sum_f32
 )
 set(TKH_GENERATED_REGISTRY "core_registry.c")
-set(TKH_GENERATED_HEADERS "include/tokitai_hip/core_ops.h" "include/tokitai_hip/core_oracle.h" "include/tokitai_hip/core_compare.h")
 set(TKH_GENERATED_ORACLE_TESTS "tests/oracle_tests.c")
+set(TKH_GENERATED_GPU_TESTS "tests/selftest.c")
+# Each kernel's scalar definition: include/<this folder>/<kernel>.h
+set(TKH_GENERATED_ORACLE_DIR "include/tokitai_hip/core_oracle")

@@ -4,7 +4,7 @@
  * shared-memory tree into one partial (in the compute type), and one final block folds
  * the partials the same way and stores the result. */
 #include "tokitai_hip/hip_platform.h"
-#include "tokitai_hip/core_oracle.h"
+#include "tokitai_hip/core_oracle/sum_f32.h"
 
 #define TKH_REDUCE_BLOCK 256
 

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "tokitai_hip/core_ops.h"
-#include "tokitai_hip/core_oracle.h"
+#include "tokitai_hip/core_oracle/sum_f32.h"
 #include "tokitai_hip/core_compare.h"
 
 extern TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32;

@@ -23,8 +23,8 @@
 #define TMAX INT32_MAX
 #define BITS ((W)32)
 #define A ((__int128)a)
-#define B ((__int128)b)
 #define UA ((__int128)(U)a)
+#define B ((__int128)b)
 #define UB ((__int128)(U)b)
 #define R(x) ((T)(U)(unsigned __int128)(x))
 static void test_add_i32(void **state)
@@ -32,24 +32,31 @@ static void test_add_i32(void **state)
     (void)state;
     const int32_t edges[] = { 0, 1, 2, (T)-1, TMIN, TMAX, (T)(TMIN + 1), (T)(TMAX - 1), (T)(BITS - 1), (T)BITS, (T)(BITS + 1) };
     const size_t count = sizeof edges / sizeof edges[0];
-    for (size_t i = 0; i < count; ++i) {
-        for (size_t j = 0; j < count; ++j) {
-            const int32_t a = edges[i], b = edges[j];
-            const int32_t got = tkh_oracle_add_i32(a, b), want = R(A + B);
-            if (!tkh_same_i32(got, want)) {
-                char sa[64], sb[64], sg[64], sw[64];
-                tkh_format_i32(sa, sizeof sa, a);
-                tkh_format_i32(sb, sizeof sb, b);
-                tkh_format_i32(sg, sizeof sg, got);
-                tkh_format_i32(sw, sizeof sw, want);
-                fail_msg("add_i32(%s, %s) = %s, the reference says %s", sa, sb, sg, sw);
+    size_t total = 1;
+    for (int j = 0; j < 2; ++j)
+        total *= count;
+    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
+        int32_t x[2];
+        for (size_t j = 0, rest = pick; j < 2; ++j, rest /= count)
+            x[j] = edges[rest % count];
+        const int32_t a = x[0], b = x[1];
+        const int32_t got = tkh_oracle_add_i32(a, b), want = R(A + B);
+        if (!tkh_same_i32(got, want)) {
+            char args[2 * 66] = "", sg[64], sw[64];
+            for (int j = 0, len = 0; j < 2; ++j) {
+                char v[64];
+                tkh_format_i32(v, sizeof v, x[j]);
+                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
             }
+            tkh_format_i32(sg, sizeof sg, got);
+            tkh_format_i32(sw, sizeof sw, want);
+            fail_msg("add_i32(%s) = %s, the reference says %s", args, sg, sw);
         }
     }
 }
 #undef A
-#undef B
 #undef UA
+#undef B
 #undef UB
 #undef R
 #undef T
@@ -68,18 +75,25 @@ static void test_add_f16(void **state)
     (void)state;
     const uint16_t edges[] = { 0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0x7BFF, 0xFBFF, 0x0400, 0x0001, 0x8001, 0x3800, 0x4200, 0x3555, 0x5A3F };
     const size_t count = sizeof edges / sizeof edges[0];
-    for (size_t i = 0; i < count; ++i) {
-        for (size_t j = 0; j < count; ++j) {
-            const uint16_t a = edges[i], b = edges[j];
-            const uint16_t got = tkh_oracle_add_f16(a, b), want = R(A + B);
-            if (!tkh_same_f16(got, want)) {
-                char sa[64], sb[64], sg[64], sw[64];
-                tkh_format_f16(sa, sizeof sa, a);
-                tkh_format_f16(sb, sizeof sb, b);
-                tkh_format_f16(sg, sizeof sg, got);
-                tkh_format_f16(sw, sizeof sw, want);
-                fail_msg("add_f16(%s, %s) = %s, the reference says %s", sa, sb, sg, sw);
+    size_t total = 1;
+    for (int j = 0; j < 2; ++j)
+        total *= count;
+    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
+        uint16_t x[2];
+        for (size_t j = 0, rest = pick; j < 2; ++j, rest /= count)
+            x[j] = edges[rest % count];
+        const uint16_t a = x[0], b = x[1];
+        const uint16_t got = tkh_oracle_add_f16(a, b), want = R(A + B);
+        if (!tkh_same_f16(got, want)) {
+            char args[2 * 66] = "", sg[64], sw[64];
+            for (int j = 0, len = 0; j < 2; ++j) {
+                char v[64];
+                tkh_format_f16(v, sizeof v, x[j]);
+                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
             }
+            tkh_format_f16(sg, sizeof sg, got);
+            tkh_format_f16(sw, sizeof sw, want);
+            fail_msg("add_f16(%s) = %s, the reference says %s", args, sg, sw);
         }
     }
 }
@@ -95,31 +109,37 @@ static void test_add_f16(void **state)
 #define TMAX INT8_MAX
 #define BITS ((W)8)
 #define A ((__int128)a)
-#define B ((__int128)b)
 #define UA ((__int128)(U)a)
-#define UB ((__int128)(U)b)
 #define R(x) ((T)(U)(unsigned __int128)(x))
 static void test_neg_i8(void **state)
 {
     (void)state;
     const int8_t edges[] = { 0, 1, 2, (T)-1, TMIN, TMAX, (T)(TMIN + 1), (T)(TMAX - 1), (T)(BITS - 1), (T)BITS, (T)(BITS + 1) };
     const size_t count = sizeof edges / sizeof edges[0];
-    for (size_t i = 0; i < count; ++i) {
-        const int8_t a = edges[i];
+    size_t total = 1;
+    for (int j = 0; j < 1; ++j)
+        total *= count;
+    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
+        int8_t x[1];
+        for (size_t j = 0, rest = pick; j < 1; ++j, rest /= count)
+            x[j] = edges[rest % count];
+        const int8_t a = x[0];
         const int8_t got = tkh_oracle_neg_i8(a), want = R(-A);
         if (!tkh_same_i8(got, want)) {
-            char sa[64], sg[64], sw[64];
-            tkh_format_i8(sa, sizeof sa, a);
+            char args[1 * 66] = "", sg[64], sw[64];
+            for (int j = 0, len = 0; j < 1; ++j) {
+                char v[64];
+                tkh_format_i8(v, sizeof v, x[j]);
+                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
+            }
             tkh_format_i8(sg, sizeof sg, got);
             tkh_format_i8(sw, sizeof sw, want);
-            fail_msg("neg_i8(%s) = %s, the reference says %s", sa, sg, sw);
+            fail_msg("neg_i8(%s) = %s, the reference says %s", args, sg, sw);
         }
     }
 }
 #undef A
-#undef B
 #undef UA
-#undef UB
 #undef R
 #undef T
 #undef U

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Runs the same cases as a `tokitai-hip bench` JSON through torch on the same GPU, in
+the same call, and prints the ratios (ours / torch, by bandwidth: > 1 means we are
+faster). Usage:
+    tokitai-hip bench add,sum i32,f32 > ours.json
+    python3 scripts/bench_torch.py ours.json > combined.json
+"""
+import json
+import statistics
+import sys
+
+import torch
+
+DTYPES = {"i8": torch.int8, "i16": torch.int16, "i32": torch.int32, "i64": torch.int64,
+          "u8": torch.uint8, "u16": torch.uint16, "u32": torch.uint32, "u64": torch.uint64,
+          "f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
+          "f64": torch.float64}
+BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
+          "rem": torch.fmod, "min": torch.minimum, "max": torch.maximum,
+          "bit_and": torch.bitwise_and, "bit_or": torch.bitwise_or,
+          "bit_xor": torch.bitwise_xor, "shl": torch.bitwise_left_shift,
+          "shr": torch.bitwise_right_shift}
+UNARY = {"neg": torch.neg, "abs": torch.abs, "bit_not": torch.bitwise_not, "sqrt": torch.sqrt}
+REDUCE = {"sum": torch.sum, "amin": torch.amin, "amax": torch.amax}
+ARITY = {**{k: 2 for k in BINARY}, **{k: 1 for k in UNARY}, **{k: 1 for k in REDUCE}}
+
+
+def inputs(op, dtype, n):
+    if dtype.is_floating_point:
+        return [torch.rand(n, device="cuda", dtype=dtype) + 0.5 for _ in range(ARITY[op])]
+    return [torch.ones(n, device="cuda", dtype=dtype) for _ in range(ARITY[op])]
+
+
+def call(op, dtype, n):
+    xs = inputs(op, dtype, n)
+    if op in REDUCE:
+        out = torch.empty((), device="cuda", dtype=dtype)
+        return lambda: REDUCE[op](xs[0], dim=0, out=out)
+    out = torch.empty(n, device="cuda", dtype=dtype)
+    fn = BINARY.get(op) or UNARY[op]
+    return lambda: fn(*xs, out=out)
+
+
+def time_device(fn, reps):
+    for _ in range(3):
+        fn()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    samples = []
+    for _ in range(reps):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        samples.append(start.elapsed_time(stop) * 1e-3)
+    return statistics.median(samples)
+
+
+def main():
+    ours = json.load(open(sys.argv[1]))
+    rows = []
+    for r in ours["results"]:
+        entry = dict(r)
+        try:
+            fn = call(r["op"], DTYPES[r["type"]], r["n"])
+            t = time_device(fn, r["reps"])
+            entry["torch_device_seconds"] = t
+            entry["torch_tb_per_s"] = r["bytes"] / t * 1e-12
+            entry["ratio_vs_torch"] = t / r["device_seconds"]["median"]
+        except (RuntimeError, TypeError, NotImplementedError) as e:
+            entry["torch_error"] = str(e).splitlines()[0]
+        rows.append(entry)
+        del fn
+        torch.cuda.empty_cache()
+    ours["results"] = rows
+    ours["torch"] = torch.__version__
+    json.dump(ours, sys.stdout, indent=1)
+    print()
+    print(f"{'op':8} {'type':5} {'n':>10} {'ours TB/s':>10} {'torch TB/s':>10} {'ratio':>6}",
+          file=sys.stderr)
+    for r in rows:
+        print(f"{r['op']:8} {r['type']:5} {r['n']:>10} {r['device_tb_per_s']:>10.3f} "
+              f"{r.get('torch_tb_per_s', float('nan')):>10.3f} "
+              f"{r.get('ratio_vs_torch', float('nan')):>6.2f}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

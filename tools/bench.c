@@ -1,0 +1,170 @@
+/* tokitai-hip bench: throughput of the device entry points (GPU events), per-call
+ * overhead against the raw launcher, and the oracle-checked host path against a raw
+ * round trip (two copies in, the kernel, a copy out), all measured in one process.
+ * Medians of many repetitions after a warm-up; JSON on stdout. A reduction's device
+ * entry point allocates its partials and synchronizes, which its call cost shows. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "tokitai_hip/hip_platform.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median, 10th and 90th percentiles, in place. */
+static void spread(double *v, int n, double out[3])
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    out[0] = v[n / 2];
+    out[1] = v[n / 10];
+    out[2] = v[(n * 9) / 10];
+}
+
+#define CHECK(call)                                                                        \
+    do {                                                                                   \
+        int err_ = (int)(call);                                                            \
+        if (err_ != 0) {                                                                   \
+            fprintf(stderr, "tokitai-hip: bench: %s failed: %s\n", #call,                  \
+                hipGetErrorString((hipError_t)err_));                                      \
+            goto done;                                                                     \
+        }                                                                                  \
+    } while (0)
+
+/* One JSON object per (kernel, n). Returns 0 on success. */
+int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int reps, int first)
+{
+    int rc = 1;
+    const size_t in_bytes = n * k->elem_size;
+    const size_t out_bytes = (k->out_count ? k->out_count : n) * k->elem_size;
+    void *d_in[3] = { NULL, NULL, NULL }, *d_out = NULL, *scratch = NULL;
+    unsigned char *h_in[3] = { NULL, NULL, NULL }, *h_out = NULL;
+    double *samples = malloc(sizeof(double) * (size_t)reps);
+    hipEvent_t start = NULL, stop = NULL;
+    double device[3] = { 0 }, host[3] = { 0 }, raw_trip[3] = { 0 }, api_call = 0, raw_call = 0;
+    unsigned grid = 0, block = k->block;
+    if (samples == NULL)
+        goto done;
+    for (unsigned a = 0; a < k->arity; ++a) {
+        CHECK(hipMalloc(&d_in[a], in_bytes));
+        CHECK(hipMemset(d_in[a], 0x11 * (int)(a + 1), in_bytes));
+        if ((h_in[a] = malloc(in_bytes)) == NULL)
+            goto done;
+        memset(h_in[a], 0x11 * (int)(a + 1), in_bytes);
+    }
+    CHECK(hipMalloc(&d_out, out_bytes));
+    if ((h_out = malloc(out_bytes)) == NULL)
+        goto done;
+    CHECK(hipEventCreate(&start));
+    CHECK(hipEventCreate(&stop));
+    const void *dev_inputs[3] = { d_in[0], d_in[1], d_in[2] };
+    const void *host_inputs[3] = { h_in[0], h_in[1], h_in[2] };
+
+    /* Device entry point, timed on the GPU. */
+    for (int r = -3; r < reps; ++r) {
+        CHECK(hipEventRecord(start, NULL));
+        if (tkh_kernel_launch(ctx, k, dev_inputs, k->arity, d_out, n, NULL) != TKH_OK)
+            goto fail;
+        CHECK(hipEventRecord(stop, NULL));
+        CHECK(hipEventSynchronize(stop));
+        float ms = 0;
+        CHECK(hipEventElapsedTime(&ms, start, stop));
+        if (r >= 0)
+            samples[r] = ms * 1e-3;
+    }
+    spread(samples, reps, device);
+
+    /* Per-call cost, pipelined: our device entry point against the raw launcher. */
+    {
+        tkh_report probe;
+        if (tkh_kernel_run(ctx, k, host_inputs, k->arity, h_out, n, &probe) != TKH_OK)
+            goto fail;
+        grid = probe.launch_grid;
+        if (k->scratch_size)
+            CHECK(hipMalloc(&scratch, (size_t)grid * k->scratch_size));
+        const int calls = 2000;
+        for (int pass = 0; pass < 2; ++pass) {
+            CHECK(hipDeviceSynchronize());
+            double t0 = now();
+            for (int c = 0; c < calls; ++c) {
+                if (pass == 0) {
+                    if (tkh_kernel_launch(ctx, k, dev_inputs, k->arity, d_out, n, NULL) != TKH_OK)
+                        goto fail;
+                } else if (k->launch(dev_inputs, d_out, n, grid, block, scratch, NULL) != 0) {
+                    goto fail;
+                }
+            }
+            CHECK(hipDeviceSynchronize());
+            double per = (now() - t0) / calls;
+            if (pass == 0)
+                api_call = per;
+            else
+                raw_call = per;
+        }
+    }
+
+    /* Host path (oracle-checked) against a raw round trip over pageable memory. */
+    int host_reps = reps < 20 ? reps : 20;
+    for (int r = -1; r < host_reps; ++r) {
+        double t0 = now();
+        if (tkh_kernel_run(ctx, k, host_inputs, k->arity, h_out, n, NULL) != TKH_OK)
+            goto fail;
+        if (r >= 0)
+            samples[r] = now() - t0;
+    }
+    spread(samples, host_reps, host);
+    for (int r = -1; r < host_reps; ++r) {
+        double t0 = now();
+        for (unsigned a = 0; a < k->arity; ++a)
+            CHECK(hipMemcpy(d_in[a], h_in[a], in_bytes, hipMemcpyHostToDevice));
+        CHECK(k->launch(dev_inputs, d_out, n, grid, block, scratch, NULL));
+        CHECK(hipMemcpy(h_out, d_out, out_bytes, hipMemcpyDeviceToHost));
+        if (r >= 0)
+            samples[r] = now() - t0;
+    }
+    spread(samples, host_reps, raw_trip);
+
+    const double bytes = (double)in_bytes * k->arity + (double)out_bytes;
+    printf("%s  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"bytes\": %.0f, \"reps\": %d,\n"
+           "   \"device_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g},"
+           " \"device_tb_per_s\": %.6g,\n"
+           "   \"call_seconds\": {\"entry_point\": %.9g, \"raw_launch\": %.9g, \"ratio\": %.4g},\n"
+           "   \"host_path_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g},\n"
+           "   \"raw_round_trip_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g},"
+           " \"host_path_ratio\": %.4g}",
+        first ? "" : ",\n", k->op, k->type, n, bytes, reps, device[0], device[1], device[2],
+        bytes / device[0] * 1e-12, api_call, raw_call, api_call / raw_call, host[0], host[1], host[2],
+        raw_trip[0], raw_trip[1], raw_trip[2], host[0] / raw_trip[0]);
+    fflush(stdout);
+    rc = 0;
+    goto done;
+fail:
+    fprintf(stderr, "tokitai-hip: bench %s_%s n=%zu: %s\n", k->op, k->type, n, tkh_last_error());
+done:
+    for (unsigned a = 0; a < 3; ++a) {
+        hipFree(d_in[a]);
+        free(h_in[a]);
+    }
+    hipFree(d_out);
+    hipFree(scratch);
+    free(h_out);
+    free(samples);
+    if (start)
+        hipEventDestroy(start);
+    if (stop)
+        hipEventDestroy(stop);
+    return rc;
+}
