@@ -105,7 +105,7 @@ function(_tkh_validate_targets platform compiler targets)
     if(NOT DEFINED CACHE{_TKH_TARGET_OK_${key}})
       _tkh_target_flags(${platform} "${t}" flags)
       execute_process(COMMAND "${compiler}" ${TKH_KERNEL_FLAGS} ${flags}
-          -I "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../runtime/include" -c "${dir}/probe.hip" -o "${dir}/probe.o"
+          -I "${TKH_RUNTIME_INCLUDE_DIR}" -c "${dir}/probe.hip" -o "${dir}/probe.o"
         RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
       if(rc EQUAL 0)
         set(ok ON)

@@ -89,7 +89,7 @@ function(tokitai_hip_add_ops target)
 
   _tkh_add_catalog(cat NAME ${arg_NAME} PREFIX ${arg_PREFIX} INCLUDE_DIR ${arg_INCLUDE_DIR}
     OUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${target}_generated"
-    GEN_ROOT "${TOKITAI_HIP_DATA_DIR}" RUNTIME_INCLUDE_DIR "${TOKITAI_HIP_INCLUDE_DIR}"
+    GEN_ROOT "${TOKITAI_HIP_DATA_DIR}" RUNTIME_INCLUDE_DIR "${TKH_RUNTIME_INCLUDE_DIR}"
     OPS ${arg_OPS} SELECT_TYPES ${arg_TYPES})
 
   _tkh_core_op_names(core_ops)
@@ -109,7 +109,7 @@ function(tokitai_hip_add_ops target)
   add_library(${target} ${cat_HOST_SOURCES} ${cat_KERNEL_OBJECTS})
   add_dependencies(${target} ${cat_KERNELS_TARGET})
   target_include_directories(${target} PUBLIC "${cat_INCLUDE_DIR}")
-  target_link_libraries(${target} PUBLIC TokitaiHip::runtime PRIVATE m)
+  target_link_libraries(${target} PUBLIC TokitaiHip::runtime PRIVATE TokitaiHip::gpu_runtime m)
   target_compile_features(${target} PRIVATE c_std_11)
   if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} PRIVATE -ffp-contract=off)
@@ -119,7 +119,7 @@ function(tokitai_hip_add_ops target)
   message(STATUS "tokitai_hip_add_ops(${target}): ${count} kernels for ${TKH_TARGETS} "
     "(${TKH_TARGETS_FROM}), in ${CMAKE_CURRENT_BINARY_DIR}/${target}_generated")
 
-  if(arg_NO_TESTS OR NOT BUILD_TESTING)
+  if(arg_NO_TESTS OR (DEFINED BUILD_TESTING AND NOT BUILD_TESTING))
     return()
   endif()
   add_executable(${target}_gpu_test "${cat_GPU_TESTS}")

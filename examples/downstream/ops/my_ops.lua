@@ -16,13 +16,14 @@ elementwise {
   name = "clamp",
   arity = 3,
   types = { "i32", "f32", "f64" },
-  semantics = "a limited to [lo, hi] = [b, c]: max(b, min(a, c)); a NaN anywhere gives NaN",
+  semantics = "a limited to [lo, hi] = [b, c]: a itself when b <= a <= c (so -0 stays -0), "
+    .. "else the bound it passes; a NaN anywhere gives NaN",
   compute = {
     integer = "a < b ? b : a > c ? c : a",
     float = "(a != a || b != b || c != c) ? a + b + c : a < b ? b : a > c ? c : a",
   },
   reference = {
     integer = "R(A < B ? B : A > C ? C : A)",
-    float = "(ISNAN(A) || ISNAN(B) || ISNAN(C)) ? R(QNAN) : R(FMAX(B, FMIN(A, C)))",
+    float = "(ISNAN(A) || ISNAN(B) || ISNAN(C)) ? R(QNAN) : A < B ? R(B) : A > C ? R(C) : R(A)",
   },
 }
