@@ -15,6 +15,13 @@
 
 local WRAP = { degradations = { "integer overflow wraps instead of trapping" } }
 
+-- IEEE 754-2019 minimum and maximum, shared by min / max and amin / amax: NaN if either
+-- operand is NaN (a + b makes one), and -0 < +0.
+local MIN_FLOAT = "(a != a || b != b) ? a + b : a < b ? a : b < a ? b : signbit(a) ? a : b"
+local MAX_FLOAT = "(a != a || b != b) ? a + b : a > b ? a : b > a ? b : signbit(a) ? b : a"
+local MIN_FLOAT_REF = "(ISNAN(A) || ISNAN(B)) ? R(QNAN) : (A == B) ? R(SIGNBIT(A) ? A : B) : R(FMIN(A, B))"
+local MAX_FLOAT_REF = "(ISNAN(A) || ISNAN(B)) ? R(QNAN) : (A == B) ? R(SIGNBIT(A) ? B : A) : R(FMAX(A, B))"
+
 local function binary(name, semantics, compute, reference, extra)
   local def = { name = name, arity = 2, semantics = semantics, compute = compute,
                 reference = reference, types = extra and extra.types or { "any" } }
@@ -48,15 +55,15 @@ binary("rem",
 binary("min",
   "the smaller of a and b; floats: IEEE 754-2019 minimum: NaN if either is NaN, -0 < +0",
   { integer = "a < b ? a : b",
-    float = "(a != a || b != b) ? a + b : a < b ? a : b < a ? b : signbit(a) ? a : b" },
+    float = MIN_FLOAT },
   { integer = "R(A < B ? A : B)",
-    float = "(ISNAN(A) || ISNAN(B)) ? R(QNAN) : (A == B) ? R(SIGNBIT(A) ? A : B) : R(FMIN(A, B))" })
+    float = MIN_FLOAT_REF })
 binary("max",
   "the larger of a and b; floats: IEEE 754-2019 maximum: NaN if either is NaN, -0 < +0",
   { integer = "a > b ? a : b",
-    float = "(a != a || b != b) ? a + b : a > b ? a : b > a ? b : signbit(a) ? b : a" },
+    float = MAX_FLOAT },
   { integer = "R(A > B ? A : B)",
-    float = "(ISNAN(A) || ISNAN(B)) ? R(QNAN) : (A == B) ? R(SIGNBIT(A) ? B : A) : R(FMAX(A, B))" })
+    float = MAX_FLOAT_REF })
 binary("bit_and", "bitwise a & b", { integer = "(T)((U)a & (U)b)" }, { integer = "R(A & B)" },
   { types = { "integer" } })
 binary("bit_or", "bitwise a | b", { integer = "(T)((U)a | (U)b)" }, { integer = "R(A | B)" },
@@ -95,6 +102,8 @@ unary("sqrt", "square root, IEEE correctly rounded; sqrt(-x) is NaN, sqrt(-0) = 
   { float = "sqrt(a)" }, { float = "R(SQRT(A))" }, { "float" })
 
 -- Reductions: a deterministic two-level tree (per-thread fold, block tree, a final block).
+-- A reduction's reference combines an accumulator A with an element B; its R() rounds to
+-- the type computed in (f32 for f16 and bf16), as the accumulator does.
 reduction {
   name = "sum",
   types = { "any" },
@@ -102,6 +111,7 @@ reduction {
     .. "compute type (f32 for f16 and bf16) and round once to the storage type",
   identity = { integer = "(T)0", float = "(T)0" },
   combine = { integer = "(T)((W)a + (W)b)", float = "a + b" },
+  reference = { integer = "R(A + B)", float = "R(A + B)" },
   compare = { float = "sum_bound" },
   degradations = { "integer overflow wraps instead of trapping",
                    "float sums depend on the summation order; compared within a stated bound" },
@@ -111,14 +121,14 @@ reduction {
   types = { "any" },
   semantics = "smallest element; floats: NaN if any element is NaN, -0 < +0",
   identity = { integer = "TMAX", float = "(T)INFINITY" },
-  combine = { integer = "a < b ? a : b",
-              float = "(a != a || b != b) ? a + b : a < b ? a : b < a ? b : signbit(a) ? a : b" },
+  combine = { integer = "a < b ? a : b", float = MIN_FLOAT },
+  reference = { integer = "R(A < B ? A : B)", float = MIN_FLOAT_REF },
 }
 reduction {
   name = "amax",
   types = { "any" },
   semantics = "largest element; floats: NaN if any element is NaN, -0 < +0",
   identity = { integer = "TMIN", float = "(T)-INFINITY" },
-  combine = { integer = "a > b ? a : b",
-              float = "(a != a || b != b) ? a + b : a > b ? a : b > a ? b : signbit(a) ? b : a" },
+  combine = { integer = "a > b ? a : b", float = MAX_FLOAT },
+  reference = { integer = "R(A > B ? A : B)", float = MAX_FLOAT_REF },
 }

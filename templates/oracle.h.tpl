@@ -9,7 +9,7 @@
 #include "tokitai_hip/scalar.h"
 
 @ local t = k.type
-/* $(k.op.name) $(t.name): $(k.op.semantics) ($(k.op.where)) */
+/* $(k.op.name) $(t.name): $(k.op.semantics) ($(k.op_file)) */
 $(macros(t))
 @   if k.op.shape == "reduction" then
 TKH_HD static inline $(t.compute) $(k.identity_fn)(void)

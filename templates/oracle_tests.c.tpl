@@ -1,7 +1,8 @@
 /* $(do_not_edit) */
-/* CPU tests of the '$(name)' oracle: for every (op, type) with a 'reference', every pair
- * of the type's edge values through the oracle, compared with the reference evaluated in
- * wide arithmetic (tokitai_hip/reference.h). Any NaN equals any NaN. */
+/* CPU tests of the '$(name)' oracle: for every (op, type) with a 'reference', every tuple
+ * of the type's edge values through the oracle (a reduction: the edge values folded both
+ * ways), compared with the reference evaluated in wide arithmetic
+ * (tokitai_hip/reference.h). Any NaN equals any NaN. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -19,7 +20,53 @@
 @ local tested = {}
 @ local WIDE = { "A", "B", "C" }
 @ for _, k in ipairs(kernels) do
-@   if k.reference then
+@   if k.reference and k.op.shape == "reduction" then
+@     tested[#tested + 1] = k
+@     local t, S = k.type, k.type.c
+@     local WT = t.domain == "integer" and "__int128" or (t.compute == "double" and "__float128" or "double")
+$(macros(t))
+#define A (($(WT))acc_ref)
+#define B (($(WT))$(load(t, "e")))
+@     if t.domain == "integer" then
+#define UA ((__int128)(U)acc_ref)
+#define UB ((__int128)(U)e)
+#define R(x) ((T)(U)(unsigned __int128)(x))
+@     else
+#define R(x) ((T)(x))
+@     end
+/* Folds the edge values forward and backward, the oracle against the reference. */
+static void test_$(k.id)(void **state)
+{
+    (void)state;
+    const $(S) edges[] = { $(table.concat(t.edges, ", ")) };
+    const size_t count = sizeof edges / sizeof edges[0];
+    for (int backward = 0; backward < 2; ++backward) {
+        $(t.compute) acc = $(k.identity_fn)(), acc_ref = $(k.identity_fn)();
+        for (size_t i = 0; i < count; ++i) {
+            const $(S) e = edges[backward ? count - 1 - i : i];
+            acc = $(k.oracle)(acc, $(load(t, "e")));
+            acc_ref = $(k.reference);
+        }
+        const $(S) got = $(store(t, "acc")), want = $(store(t, "acc_ref"));
+        if (!$(prefix)_same_$(t.name)(got, want)) {
+            char sg[64], sw[64];
+            $(prefix)_format_$(t.name)(sg, sizeof sg, got);
+            $(prefix)_format_$(t.name)(sw, sizeof sw, want);
+            fail_msg("$(k.op.name)_$(t.name) of the edge values (%s) = %s, the reference says %s",
+                backward ? "backward" : "forward", sg, sw);
+        }
+    }
+}
+#undef A
+#undef B
+@     if t.domain == "integer" then
+#undef UA
+#undef UB
+@     end
+#undef R
+$(unmacros(t))
+
+@   elseif k.reference then
 @     tested[#tested + 1] = k
 @     local t, S, arity = k.type, k.type.c, k.op.arity
 $(macros(t))

@@ -12,10 +12,13 @@ extern TKH_HIDDEN const tkh_kernel_info $(k.info);
 @ local S, A, t = k.type.c, k.type.compute, k.type
 @ if k.compare == "sum_bound" then
 @   local acc_mant = t.compute == "double" and 53 or 24
+@   local V = 16 // (t.bits // 8)
 /* Float sums depend on the order of additions, so the device result is compared with an
  * accurate sum (compensated, in long double) within a bound: each path of the device's
- * tree adds at most depth = ceil(n / (grid * block)) + ceil(grid / block) + 2 log2(block)
- * terms, and each addition errs by at most u = 2^-$(acc_mant) of the running magnitude, so
+ * tree adds at most depth = ceil(n / (grid * block)) + $(V + 1) + ceil(grid / block)
+ * + 2 log2(block) terms (a thread's slice, rounded up to whole $(V)-element vectors plus one
+ * tail element; the block tree; the final block), and each addition errs by at most
+ * u = 2^-$(acc_mant) of the running magnitude, so
  * |device - sum| <= depth * u * sum|x| + the final rounding to $(t.name) + underflow. Any
  * NaN, or both infinities, must give NaN; one infinity must come out as itself. */
 TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
@@ -43,7 +46,7 @@ TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t 
     unsigned levels = 0;
     while ((1u << levels) < block)
         ++levels;
-    const long double depth = ceill((long double)n / ((long double)grid * block))
+    const long double depth = ceill((long double)n / ((long double)grid * block)) + $(V + 1)
         + ceill((long double)grid / block) + 2.0L * levels;
     const long double bound = depth * ldexpl(mag, -$(acc_mant)) * (1 + 0x1p-20L)
         + ldexpl(fabsl(sum), -$(t.mantissa)) + ldexpl((long double)n, -$(t.compute == "double" and 1074 or 149))

@@ -1,13 +1,17 @@
 /* $(do_not_edit) */
 /* $(k.op.name) over $(k.type.name): a deterministic two-level reduction for a given n
- * and grid. Each thread folds a grid-stride slice, each block folds its threads in a
+ * and grid. Each thread folds a grid-stride slice in order (16 bytes per load when the
+ * input is 16-byte aligned, then a scalar tail), each block folds its threads in a
  * shared-memory tree into one partial (in the compute type), and one final block folds
  * the partials the same way and stores the result. */
 #include "tokitai_hip/hip_platform.h"
 #include "$(k.oracle_header)"
 
 @ local S, A = k.type.c, k.type.compute
+@ local V = 16 // (k.type.bits // 8)
 #define TKH_REDUCE_BLOCK $(reduce_block)
+
+typedef struct __align__(16) { $(S) lane[$(V)]; } $(k.id)_vec;
 
 /* Folds this block's threads' accumulators; thread 0 gets the result. */
 __device__ static $(A) $(k.symbol)_block_fold($(A) acc)
@@ -23,11 +27,19 @@ __device__ static $(A) $(k.symbol)_block_fold($(A) acc)
     return tree[0];
 }
 
-__global__ void $(k.symbol)_partial(const $(S) *x, $(A) *partials, size_t n)
+__global__ void $(k.symbol)_partial(const $(S) *x, $(A) *partials, size_t n, int vectors)
 {
     const size_t stride = (size_t)gridDim.x * TKH_REDUCE_BLOCK;
+    const size_t first = (size_t)blockIdx.x * TKH_REDUCE_BLOCK + threadIdx.x;
+    const size_t scalar_from = vectors ? n / $(V) * $(V) : 0;
     $(A) acc = $(k.identity_fn)();
-    for (size_t i = (size_t)blockIdx.x * TKH_REDUCE_BLOCK + threadIdx.x; i < n; i += stride)
+    for (size_t i = first; i < scalar_from / $(V); i += stride) {
+        const $(k.id)_vec v = ((const $(k.id)_vec *)x)[i];
+#pragma unroll
+        for (int j = 0; j < $(V); ++j)
+            acc = $(k.oracle)(acc, $(load(k.type, "v.lane[j]")));
+    }
+    for (size_t i = scalar_from + first; i < n; i += stride)
         acc = $(k.oracle)(acc, $(load(k.type, "x[i]")));
     acc = $(k.symbol)_block_fold(acc);
     if (threadIdx.x == 0)
@@ -50,8 +62,9 @@ extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *out, size
 {
     if (block != TKH_REDUCE_BLOCK)
         return (int)hipErrorInvalidValue;
+    const int vectors = ((uintptr_t)inputs[0] & 15) == 0;
     hipLaunchKernelGGL($(k.symbol)_partial, dim3(grid), dim3(TKH_REDUCE_BLOCK), 0,
-        (hipStream_t)stream, (const $(S) *)inputs[0], ($(A) *)scratch, n);
+        (hipStream_t)stream, (const $(S) *)inputs[0], ($(A) *)scratch, n, vectors);
     hipError_t err = hipGetLastError();
     if (err != hipSuccess)
         return (int)err;

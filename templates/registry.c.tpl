@@ -33,7 +33,7 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .out_count = $(k.op.shape == "reduction" and 1 or 0),
     .scratch_size = $(k.op.shape == "reduction" and ("sizeof(" .. k.type.compute .. ")") or 0),
     .block = $(k.op.shape == "reduction" and reduce_block or 256),
-    .vector_width = $(k.op.shape == "reduction" and 1 or 16 // (k.type.bits // 8)),
+    .vector_width = $(16 // (k.type.bits // 8)),
     .domain = $(cstr(k.type.domain)),
     .representation = "dense",
     .semantics = $(cstr(k.op.semantics)),

@@ -159,7 +159,9 @@ local function validate(shape, def, where, seen, filter)
     check_expression(expr, main, shape == "reduction" and 2 or arity, fail)
     local k = { op = op, type = types.by_name[tname], expr = expr }
     k.reference = lookup(def.reference, tname)
-    if k.reference ~= nil then check_expression(k.reference, "reference", arity, fail) end
+    if k.reference ~= nil then
+      check_expression(k.reference, "reference", shape == "reduction" and 2 or arity, fail)
+    end
     if shape == "reduction" then
       k.identity = lookup(def.identity, tname)
       if k.identity == nil then fail("no identity for type '%s'", tname) end

@@ -11,7 +11,8 @@
 #include "tokitai_hip/hip_platform.h"
 
 #define TKHI_MAX_INPUTS 3
-#define TKHI_BLOCKS_PER_UNIT 32u   /* enough resident blocks to hide memory latency */
+#define TKHI_BLOCKS_PER_UNIT 32u   /* reductions: partials per compute unit */
+#define TKHI_MAX_GRID (1u << 24)   /* 2^24 blocks of 256 threads: within every platform's limit */
 
 static const char *const input_names[TKHI_MAX_INPUTS] = { "input 0 (lhs)", "input 1 (rhs)", "input 2" };
 
@@ -81,13 +82,16 @@ static tkh_status check_args(const char *fn, tkh_context *ctx, const tkh_kernel_
     return tkh_kernel_admit(kernel, ctx->device.arch);
 }
 
+/* Elementwise kernels get a block per block-sized slice, as many as the hardware takes
+ * (the grid-stride loop covers the rest); reductions a few blocks per compute unit, each
+ * folding a long slice, so there are few partials. */
 static void launch_shape(const tkh_context *ctx, const tkh_kernel_info *kernel, size_t n,
     unsigned *grid, unsigned *block)
 {
     const size_t per_block = (size_t)kernel->block * (kernel->vector_width ? kernel->vector_width : 1);
     size_t blocks = (n + per_block - 1) / per_block;
-    size_t cap = (size_t)(ctx->device.compute_units > 0 ? ctx->device.compute_units : 1)
-        * TKHI_BLOCKS_PER_UNIT;
+    size_t cap = kernel->scratch_size == 0 ? TKHI_MAX_GRID
+        : (size_t)(ctx->device.compute_units > 0 ? ctx->device.compute_units : 1) * TKHI_BLOCKS_PER_UNIT;
     *grid = (unsigned)(blocks < cap ? blocks : cap);
     *block = kernel->block;
 }

@@ -111,7 +111,7 @@ static void float_sum_check_uses_its_bound(void **state)
     const float x[4] = { 1.0f, 0x1p-24f, 0x1p-24f, -0.5f };
     const void *inputs[1] = { x };
     char detail[256] = "";
-    /* exact sum 0.5 + 2^-23; depth = 1 + 1 + 16 = 18 additions at u = 2^-24 of sum|x| ~ 1.5 */
+    /* exact sum 0.5 + 2^-23; depth = 1 + 5 + 1 + 16 = 23 additions at u = 2^-24 of sum|x| ~ 1.5 */
     float close = 0.5f, far = 0.5f + 0x1p-10f;
     assert_int_equal(k->check(inputs, &close, 4, 1, 256, detail, sizeof detail), 4);
     assert_int_equal(k->check(inputs, &far, 4, 1, 256, detail, sizeof detail), 0);

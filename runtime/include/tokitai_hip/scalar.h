@@ -45,16 +45,8 @@ TKH_HD static inline float tkh_f16_to_f32(uint16_t h)
     uint32_t man = h & 0x3FFu;
     if (exp == 0x1F) /* inf, NaN (payload kept) */
         return tkh_f32_from_bits(sign | 0x7F800000u | (man << 13));
-    if (exp == 0) {
-        if (man == 0)
-            return tkh_f32_from_bits(sign);
-        int e = -1; /* subnormal: normalize */
-        do {
-            man <<= 1;
-            ++e;
-        } while ((man & 0x400u) == 0);
-        return tkh_f32_from_bits(sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3FFu) << 13));
-    }
+    if (exp == 0) /* zero or subnormal: man * 2^-24, exact in f32, without a loop */
+        return tkh_f32_from_bits(sign | tkh_f32_bits((float)man * 0x1p-24f));
     return tkh_f32_from_bits(sign | ((exp + 112) << 23) | (man << 13));
 }
 

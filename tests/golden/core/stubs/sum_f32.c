@@ -11,8 +11,10 @@ extern TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32;
 
 /* Float sums depend on the order of additions, so the device result is compared with an
  * accurate sum (compensated, in long double) within a bound: each path of the device's
- * tree adds at most depth = ceil(n / (grid * block)) + ceil(grid / block) + 2 log2(block)
- * terms, and each addition errs by at most u = 2^-24 of the running magnitude, so
+ * tree adds at most depth = ceil(n / (grid * block)) + 5 + ceil(grid / block)
+ * + 2 log2(block) terms (a thread's slice, rounded up to whole 4-element vectors plus one
+ * tail element; the block tree; the final block), and each addition errs by at most
+ * u = 2^-24 of the running magnitude, so
  * |device - sum| <= depth * u * sum|x| + the final rounding to f32 + underflow. Any
  * NaN, or both infinities, must give NaN; one infinity must come out as itself. */
 TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *inputs, const void *out, size_t n,
@@ -40,7 +42,7 @@ TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *inputs, const void *out,
     unsigned levels = 0;
     while ((1u << levels) < block)
         ++levels;
-    const long double depth = ceill((long double)n / ((long double)grid * block))
+    const long double depth = ceill((long double)n / ((long double)grid * block)) + 5
         + ceill((long double)grid / block) + 2.0L * levels;
     const long double bound = depth * ldexpl(mag, -24) * (1 + 0x1p-20L)
         + ldexpl(fabsl(sum), -24) + ldexpl((long double)n, -149)

@@ -8,7 +8,7 @@
 
 #include "tokitai_hip/scalar.h"
 
-/* add f16: a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even (tests/golden/ops.lua:3) */
+/* add f16: a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even (tests/golden/ops.lua) */
 #define T float
 TKH_HD static inline uint16_t tkh_oracle_add_f16(uint16_t a_in, uint16_t b_in)
 {

@@ -8,7 +8,7 @@
 
 #include "tokitai_hip/scalar.h"
 
-/* add i32: a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even (tests/golden/ops.lua:3) */
+/* add i32: a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even (tests/golden/ops.lua) */
 #define T int32_t
 #define U uint32_t
 #define W uint32_t

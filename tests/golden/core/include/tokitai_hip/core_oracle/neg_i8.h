@@ -8,7 +8,7 @@
 
 #include "tokitai_hip/scalar.h"
 
-/* neg i8: -a; integers wrap (tests/golden/ops.lua:13) */
+/* neg i8: -a; integers wrap (tests/golden/ops.lua) */
 #define T int8_t
 #define U uint8_t
 #define W uint32_t

@@ -8,7 +8,7 @@
 
 #include "tokitai_hip/scalar.h"
 
-/* sum f32: sum of all elements (tests/golden/ops.lua:22) */
+/* sum f32: sum of all elements (tests/golden/ops.lua) */
 #define T float
 TKH_HD static inline float tkh_identity_sum_f32(void)
 {
