@@ -1,8 +1,11 @@
 # cmake -DSOURCE_DIR=src -DWORK_DIR=dir -DARGS=a;b -P configure_twice.cmake
-# A second configure of an unchanged tree must rewrite no generated file (no rebuilds).
-file(REMOVE_RECURSE "${WORK_DIR}")
+# A second configure of an unchanged tree must rewrite no generated file (no rebuilds),
+# and a configure into another build folder must generate byte-identical files
+# (fingerprints included: no absolute paths, no timestamps).
+file(REMOVE_RECURSE "${WORK_DIR}" "${WORK_DIR}-other")
 function(configure)
-  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${WORK_DIR}" ${ARGS}
+  set(dir "${WORK_DIR}${ARGN}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${dir}" ${ARGS}
     RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "configure failed: ${err}")
@@ -32,3 +35,20 @@ if(NOT before STREQUAL after)
 endif()
 list(LENGTH before count)
 message(STATUS "second configure left all ${count} generated files untouched")
+
+configure(-other)
+file(GLOB_RECURSE files RELATIVE "${WORK_DIR}/generated" "${WORK_DIR}/generated/*")
+file(GLOB_RECURSE other RELATIVE "${WORK_DIR}-other/generated" "${WORK_DIR}-other/generated/*")
+list(SORT files)
+list(SORT other)
+if(NOT files STREQUAL other)
+  message(FATAL_ERROR "two build folders generated different file lists")
+endif()
+foreach(f IN LISTS files)
+  file(SHA256 "${WORK_DIR}/generated/${f}" a)
+  file(SHA256 "${WORK_DIR}-other/generated/${f}" b)
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "generated/${f} differs between two build folders")
+  endif()
+endforeach()
+message(STATUS "a second build folder generated the same ${count} files, byte for byte")
