@@ -1,5 +1,5 @@
 # Generation at configure time and the ahead-of-time kernel build of one op catalog.
-include_guard(GLOBAL)
+include_guard(DIRECTORY) # variables and imported targets are per directory
 
 find_program(TKH_LUA NAMES lua5.4 lua54 DOC "Lua 5.4 interpreter that runs the generator")
 if(NOT TKH_LUA)

@@ -4,7 +4,7 @@
 # CMAKE_CUDA_ARCHITECTURES (nvidia, "90" means sm_90); detection of the local devices when
 # TOKITAI_HIP_DETECT_TARGETS is ON; else a pinned default the toolchain supports. Each
 # target is validated by compiling for it; a rejected one stops configure, naming it.
-include_guard(GLOBAL)
+include_guard(DIRECTORY) # variables and imported targets are per directory
 
 set(TKH_DEFAULT_TARGETS_amd "gfx90a:xnack-;gfx1030")
 set(TKH_DEFAULT_TARGETS_nvidia "sm_80;sm_90")
@@ -88,7 +88,8 @@ endfunction()
 # Results are cached per (compiler identity, target), so a re-configure does not recompile.
 function(_tkh_validate_targets platform compiler targets)
   set(pattern_amd "^gfx[0-9a-f]+(:[a-z]+[+-])*$")
-  set(pattern_nvidia "^sm_[0-9]+[af]?$")
+  # sm_90a / sm_100f code runs only on the exact chip and is not admitted yet: plain sm_XX.
+  set(pattern_nvidia "^sm_[0-9]+$")
   string(SHA256 compiler_id "${TKH_COMPILER_IDENTITY}")
   set(dir "${CMAKE_BINARY_DIR}/CMakeFiles/tkh-target-check")
   file(WRITE "${dir}/probe.hip" "#include \"tokitai_hip/hip_platform.h\"\n"

@@ -40,6 +40,16 @@ install(FILES "${PROJECT_BINARY_DIR}/TokitaiHipConfig.cmake"
   DESTINATION "${TKH_INSTALL_CMAKEDIR}")
 
 # pkg-config, for builds without CMake: the shared library; HIP stays its private need.
-set(TKH_PC_PRIVATE_LIBS "-lmd -lm -lstdc++")
+# The prefix is found relative to the .pc file, so a moved tree still works.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  message(FATAL_ERROR "the pkg-config file needs a relative CMAKE_INSTALL_LIBDIR, got ${CMAKE_INSTALL_LIBDIR}")
+endif()
+file(RELATIVE_PATH TKH_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" TKH_PC_TO_PREFIX "${TKH_PC_TO_PREFIX}")
+if(TKH_PLATFORM STREQUAL "amd")
+  set(TKH_PC_PRIVATE_LIBS "-lamdhip64 -lmd -lm -lstdc++")
+else()
+  set(TKH_PC_PRIVATE_LIBS "-lcudart -lmd -lm -lstdc++")
+endif()
 configure_file("${TKH_CMAKE_DIR}/tokitai_hip.pc.in" "${PROJECT_BINARY_DIR}/tokitai_hip.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/tokitai_hip.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

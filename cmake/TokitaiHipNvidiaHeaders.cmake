@@ -1,6 +1,6 @@
 # nvidia: HIP's own NVIDIA headers are preferred when they compile with this nvcc; they
 # do not with CUDA 13, and then tokitai_hip/hip_platform.h maps the names we use.
-include_guard(GLOBAL)
+include_guard(DIRECTORY) # variables and imported targets are per directory
 
 function(_tkh_check_hip_nvidia_headers out)
   if(DEFINED CACHE{TKH_HIP_NVIDIA_HEADERS_WORK})

@@ -28,7 +28,7 @@ Creates ``<target>``, a library (static unless ``BUILD_SHARED_LIBS``) that links
 ``<target>_oracle`` (CPU: every op with a ``reference`` on the type's edge values; needs
 cmocka) and ``<target>_gpu`` (label ``gpu``, exits 77 and is skipped without a device).
 #]=======================================================================]
-include_guard(GLOBAL)
+include_guard(DIRECTORY) # variables and imported targets are per directory
 include(TokitaiHipGpuTargets)
 include(TokitaiHipGenerate)
 
@@ -61,6 +61,11 @@ function(tokitai_hip_add_ops target)
   endif()
   if(TARGET ${target})
     message(FATAL_ERROR "tokitai_hip_add_ops(${target}): a target named '${target}' exists already")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CXX" IN_LIST languages)
+    message(FATAL_ERROR "tokitai_hip_add_ops(${target}): enable CXX in project() (LANGUAGES C CXX): "
+      "the compiled kernels carry C++ host code, so the library links as C++")
   endif()
   foreach(f IN LISTS arg_OPS)
     get_filename_component(abs "${f}" ABSOLUTE)

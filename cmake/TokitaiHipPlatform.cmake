@@ -2,7 +2,7 @@
 # Sets TKH_PLATFORM, TKH_KERNEL_COMPILER, TKH_COMPILER_IDENTITY (version text, stdout
 # only), TKH_KERNEL_FLAGS, TKH_RUNTIME_DEFINITIONS and the imported target
 # TokitaiHip::gpu_runtime (libamdhip64 or cudart).
-include_guard(GLOBAL)
+include_guard(DIRECTORY) # variables and imported targets are per directory
 
 set(TOKITAI_HIP_PLATFORM "auto" CACHE STRING
   "GPU platform: amd, nvidia, or auto (amd when hipcc targets AMD, else nvidia when nvcc is found)")

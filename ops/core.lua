@@ -13,7 +13,7 @@
 -- (wrapping integers, rounding floats), and SQRT, FMOD, FABS, FMIN, FMAX, ISNAN, SIGNBIT,
 -- QNAN and FLOORDIV work on the wide types.
 
-local WRAP = { degradations = { "integer overflow wraps instead of trapping" } }
+local WRAP = { degradations = { integer = { "integer overflow wraps instead of trapping" } } }
 
 -- IEEE 754-2019 minimum and maximum, shared by min / max and amin / amax: NaN if either
 -- operand is NaN (a + b makes one), and -0 < +0.
@@ -45,13 +45,13 @@ binary("div",
     .. "MIN / -1 = MIN; floats IEEE",
   { integer = "b == 0 ? (T)~(U)0 : (b == (T)-1 && a == TMIN) ? TMIN : (T)(a / b)", float = "a / b" },
   { integer = "B == 0 ? R(-1) : R(A / B)", float = "R(A / B)" },
-  { degradations = { "integer division by zero gives all bits set instead of trapping" } })
+  { degradations = { integer = { "integer division by zero gives all bits set instead of trapping" } } })
 binary("rem",
   "remainder with the sign of a (C %, fmod); integers: a % 0 = a, MIN % -1 = 0",
   { signed = "b == 0 ? a : (b == (T)-1) ? (T)0 : (T)(a % b)", unsigned = "b == 0 ? a : (T)(a % b)",
     float = "fmod(a, b)" },
   { integer = "B == 0 ? R(A) : R(A % B)", float = "R(FMOD(A, B))" },
-  { degradations = { "integer remainder by zero gives the dividend instead of trapping" } })
+  { degradations = { integer = { "integer remainder by zero gives the dividend instead of trapping" } } })
 binary("min",
   "the smaller of a and b; floats: IEEE 754-2019 minimum: NaN if either is NaN, -0 < +0",
   { integer = "a < b ? a : b",
@@ -113,8 +113,8 @@ reduction {
   combine = { integer = "(T)((W)a + (W)b)", float = "a + b" },
   reference = { integer = "R(A + B)", float = "R(A + B)" },
   compare = { float = "sum_bound" },
-  degradations = { "integer overflow wraps instead of trapping",
-                   "float sums depend on the summation order; compared within a stated bound" },
+  degradations = { integer = { "integer overflow wraps instead of trapping" },
+                   float = { "float sums depend on the summation order; compared within a stated bound" } },
 }
 reduction {
   name = "amin",

@@ -36,7 +36,7 @@
       "targets": $(list(build.targets)),
       "obligations": $(list(contract.obligations(k), k.op.obligations)),
       "required_evidence": $(list(contract.required_evidence)),
-      "semantic_degradations": $(list(k.op.degradations)),
+      "semantic_degradations": $(list(k.degradations)),
       "non_claims": $(list(contract.non_claims, k.op.non_claims))
     }$(i < #kernels and "," or "")
 @ end

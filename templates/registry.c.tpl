@@ -20,7 +20,7 @@ static const char *const evidence[] = $(list(contract.required_evidence));
 TKH_HIDDEN int $(k.launch)(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t $(k.check)(const void *const *, const void *, size_t, unsigned, unsigned, char *, size_t);
 static const char *const $(k.id)_obligations[] = $(list(contract.obligations(k), k.op.obligations));
-static const char *const $(k.id)_degradations[] = $(list(k.op.degradations));
+static const char *const $(k.id)_degradations[] = $(list(k.degradations));
 static const char *const $(k.id)_non_claims[] = $(list(contract.non_claims, k.op.non_claims));
 TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .catalog = $(cstr(name)),

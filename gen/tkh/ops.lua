@@ -25,7 +25,8 @@ local SHAPES = {
 -- How the oracle compares device and CPU results (docs/semantics.md).
 M.COMPARISONS = {
   exact = "exact: every element bit-equal to the oracle's (any NaN equals any NaN)",
-  sum_bound = "bounded: |device - exact sum| <= (n - 1) * u * sum|x| + storage rounding",
+  sum_bound = "bounded: |device - accurate sum| <= depth * u * sum|x| + storage rounding + "
+    .. "underflow, depth = the most additions on one path of the device's tree",
 }
 
 local function sorted_keys(t)
@@ -64,6 +65,24 @@ local function string_list(value, what, fail)
     if type(s) ~= "string" then fail("'%s'[%d] must be a string, got %s", what, i, type(s)) end
   end
   return value
+end
+
+-- 'degradations' is a list for every type, or lists keyed like 'compute'.
+local function per_type_list(value, what, tname, fail)
+  if value == nil then return {} end
+  if type(value) ~= "table" then fail("'%s' must be a list of strings, or lists keyed by type", what) end
+  if #value > 0 or next(value) == nil then return string_list(value, what, fail) end
+  for key, list in pairs(value) do
+    if not (types.group_keys[key] or types.is_type(key)) then
+      fail("unknown %s key '%s' (use a type name, signed, unsigned, integer, float or any)",
+        what, tostring(key))
+    end
+    string_list(list, what .. "." .. tostring(key), fail)
+  end
+  for _, key in ipairs(types.keys(tname)) do
+    if value[key] ~= nil then return value[key] end
+  end
+  return {}
 end
 
 -- The entry of a per-type table for a type: most specific key first.
@@ -144,7 +163,6 @@ local function validate(shape, def, where, seen, filter)
 
   local op = {
     name = def.name, shape = shape, arity = arity, semantics = def.semantics, where = where,
-    degradations = string_list(def.degradations, "degradations", fail),
     obligations = string_list(def.obligations, "obligations", fail),
     non_claims = string_list(def.non_claims, "non_claims", fail),
     kernels = {},
@@ -157,7 +175,8 @@ local function validate(shape, def, where, seen, filter)
     end
     -- A reduction combines an accumulator a with an element b.
     check_expression(expr, main, shape == "reduction" and 2 or arity, fail)
-    local k = { op = op, type = types.by_name[tname], expr = expr }
+    local k = { op = op, type = types.by_name[tname], expr = expr,
+                degradations = per_type_list(def.degradations, "degradations", tname, fail) }
     k.reference = lookup(def.reference, tname)
     if k.reference ~= nil then
       check_expression(k.reference, "reference", shape == "reduction" and 2 or arity, fail)

@@ -40,6 +40,7 @@ local function kernel_names(k, prefix, oracle_dir)
     operands = table.move(OPERANDS, 1, arity, 1, {}),
     id = id, op = k.op, type = k.type, expr = k.expr,
     identity = k.identity, reference = k.reference, compare = k.compare,
+    degradations = k.degradations,
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",
     oracle = prefix .. "_oracle_" .. id,

@@ -157,7 +157,7 @@ static void json_string(sink *s, const char *t)
     for (const unsigned char *p = (const unsigned char *)t; *p; ++p) {
         if (*p == '"' || *p == '\\')
             put(s, "\\%c", *p);
-        else if (*p < 0x20)
+        else if (*p < 0x20 || *p >= 0x80) /* control bytes, and any non-ASCII byte as Latin-1 */
             put(s, "\\u%04x", *p);
         else
             put(s, "%c", *p);

@@ -12,7 +12,7 @@
 
 #define TKHI_MAX_INPUTS 3
 #define TKHI_BLOCKS_PER_UNIT 32u   /* reductions: partials per compute unit */
-#define TKHI_MAX_GRID (1u << 24)   /* 2^24 blocks of 256 threads: within every platform's limit */
+#define TKHI_MAX_GRID ((1u << 24) - 1) /* x 256 threads stays below HIP's 2^32 work-items */
 
 static const char *const input_names[TKHI_MAX_INPUTS] = { "input 0 (lhs)", "input 1 (rhs)", "input 2" };
 

@@ -113,9 +113,14 @@ tkh_status tkh_registry_selftest(tkh_context *ctx, const tkh_registry *registry,
     memset(result, 0, sizeof *result);
     if (size_count == 0)
         return tkhi_fail(TKH_ERR_EMPTY, "tkh_registry_selftest: no sizes given");
-    for (size_t j = 0; j < size_count; ++j)
+    for (size_t j = 0; j < size_count; ++j) {
         if (sizes[j] == 0)
             return tkhi_fail(TKH_ERR_EMPTY, "tkh_registry_selftest: sizes[%zu] is 0", j);
+        if (sizes[j] > SIZE_MAX / 8)
+            return tkhi_fail(TKH_ERR_SIZE_OVERFLOW,
+                "tkh_registry_selftest: sizes[%zu] = %zu overflows the buffer size (at most %zu)",
+                j, sizes[j], SIZE_MAX / 8);
+    }
     for (size_t i = 0; i < registry->count; ++i)
         for (size_t j = 0; j < size_count; ++j) {
             tkh_status st = run_one(ctx, registry->kernels[i], sizes[j], seed, result);

@@ -7,7 +7,7 @@ elementwise {
   semantics = "a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even",
   compute = { integer = "(T)((W)a + (W)b)", float = "a + b" },
   reference = { integer = "R(A + B)", float = "R(A + B)" },
-  degradations = { "integer overflow wraps instead of trapping" },
+  degradations = { integer = { "integer overflow wraps instead of trapping" } },
 }
 
 elementwise {

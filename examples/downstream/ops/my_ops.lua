@@ -9,7 +9,7 @@ elementwise {
     .. "after the sum (two roundings, never a fused multiply-add)",
   compute = { integer = "(T)((W)(U)a * (W)(U)b + (W)(U)c)", float = "a * b + c" },
   reference = { integer = "R(A * B + C)", float = "R(R(A * B) + C)" },
-  degradations = { "integer overflow wraps instead of trapping" },
+  degradations = { integer = { "integer overflow wraps instead of trapping" } },
 }
 
 elementwise {

@@ -90,10 +90,13 @@ TKH_API tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kerne
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_report *report);
 
 /* The device path: enqueues the kernel on 'stream' over device buffers and returns; no
- * copies, no synchronization, no oracle.
+ * copies, no oracle. It makes the context's device current on the calling thread. An
+ * elementwise kernel is only enqueued; a reduction allocates its partials, waits for the
+ * stream and frees them.
  * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW,
  * TKH_ERR_INVALID_ARGUMENT (a pointer not aligned to the element size), TKH_ERR_OVERLAP,
- * TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_LAUNCH. */
+ * TKH_ERR_NO_DEVICE, TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_RUNTIME (selecting the device),
+ * TKH_ERR_LAUNCH, and for reductions TKH_ERR_DEVICE_ALLOC and TKH_ERR_SYNC. */
 TKH_API tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_stream stream);
 
@@ -110,7 +113,8 @@ typedef struct tkh_selftest_result {
  * every combination of edge values (0, -1, MIN, MAX, 1), with the output poisoned before
  * each run. Stops at the first failure.
  * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_EMPTY (no sizes, or a size of 0),
- * TKH_ERR_HOST_ALLOC, and every failure of tkh_kernel_run (the result names the run). */
+ * TKH_ERR_SIZE_OVERFLOW (a size above SIZE_MAX / 8), TKH_ERR_HOST_ALLOC, and every failure
+ * of tkh_kernel_run (the result names the run). */
 TKH_API tkh_status tkh_registry_selftest(tkh_context *ctx, const tkh_registry *registry,
     const size_t *sizes, size_t size_count, unsigned long long seed, tkh_selftest_result *result);
 

@@ -33,7 +33,8 @@ typedef struct tkh_report {
 
 /* Writes the report as Markdown or JSON into buf (NUL-terminated), like snprintf: *needed
  * (when not NULL) receives the length without the NUL. JSON is always valid: strings
- * are escaped, numbers are finite.
+ * are escaped (control and non-ASCII bytes as \u00XX, each byte read as Latin-1), numbers
+ * are finite.
  * Fails with: TKH_ERR_NULL_POINTER (report; buf when size > 0), TKH_ERR_BUFFER_TOO_SMALL
  * (buf then holds a truncated, NUL-terminated prefix; call again with *needed + 1). */
 TKH_API tkh_status tkh_report_to_markdown(const tkh_report *report, char *buf, size_t size,
