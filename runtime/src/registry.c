@@ -53,6 +53,7 @@ static int target_admits(const char *target, const char *arch)
 
 tkh_status tkh_kernel_admit(const tkh_kernel_info *kernel, const char *arch)
 {
+    tkhi_clear_error();
     if (kernel == NULL || arch == NULL)
         return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_kernel_admit: %s is NULL",
             kernel == NULL ? "kernel" : "arch");
