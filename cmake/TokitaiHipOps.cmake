@@ -114,7 +114,10 @@ function(tokitai_hip_add_ops target)
   add_library(${target} ${cat_HOST_SOURCES} ${cat_KERNEL_OBJECTS})
   add_dependencies(${target} ${cat_KERNELS_TARGET})
   target_include_directories(${target} PUBLIC "${cat_INCLUDE_DIR}")
-  target_link_libraries(${target} PUBLIC TokitaiHip::runtime PRIVATE TokitaiHip::gpu_runtime m)
+  # The kernels' C++ host code (nvcc's registration uses static guards) needs the C++
+  # runtime wherever the library ends up in a C link.
+  target_link_libraries(${target} PUBLIC TokitaiHip::runtime PRIVATE TokitaiHip::gpu_runtime m
+    INTERFACE "$<$<LINK_LANGUAGE:C>:stdc++>")
   target_compile_features(${target} PRIVATE c_std_11)
   if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} PRIVATE -ffp-contract=off)
