@@ -1,8 +1,9 @@
 /* What generated oracle headers need to compile both as CPU code (C11) and as device
  * code (HIP or CUDA): fixed-width types, math, a host-and-device mark, and the f16 and
- * bf16 conversions. f16 and bf16 are stored as bits and computed in f32; the device and
- * the oracle convert with these same functions, rounding to nearest even, so both see
- * the same values bit for bit. */
+ * bf16 conversions. f16 and bf16 are stored as bits and computed in f32, rounding to
+ * nearest even. The host converts in software; device code uses the hardware's
+ * conversion instructions where there are some, which give the same bits except for
+ * NaN payloads (any NaN compares equal to any NaN, docs/semantics.md). */
 #ifndef TOKITAI_HIP_SCALAR_H
 #define TOKITAI_HIP_SCALAR_H
 
@@ -38,8 +39,44 @@ TKH_HD static inline float tkh_f32_from_bits(uint32_t x)
     return f;
 }
 
+/* Device code: f16 conversions in hardware (exact widening; narrowing rounds to nearest
+ * even, with subnormals and overflow to infinity, as below). */
+#if defined(__CUDA_ARCH__)
+#define TKH_F16_HARDWARE 1
+__device__ static inline float tkh_f16_to_f32_hw(uint16_t h)
+{
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ static inline uint16_t tkh_f32_to_f16_hw(float f)
+{
+    uint16_t h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+#elif defined(__HIP_DEVICE_COMPILE__)
+#define TKH_F16_HARDWARE 1
+__device__ static inline float tkh_f16_to_f32_hw(uint16_t h)
+{
+    _Float16 x;
+    __builtin_memcpy(&x, &h, sizeof x);
+    return (float)x;
+}
+__device__ static inline uint16_t tkh_f32_to_f16_hw(float f)
+{
+    const _Float16 x = (_Float16)f;
+    uint16_t h;
+    __builtin_memcpy(&h, &x, sizeof h);
+    return h;
+}
+#endif
+
 TKH_HD static inline float tkh_f16_to_f32(uint16_t h)
 {
+#if defined(TKH_F16_HARDWARE)
+    return tkh_f16_to_f32_hw(h);
+#else
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     uint32_t exp = (h >> 10) & 0x1Fu;
     uint32_t man = h & 0x3FFu;
@@ -48,11 +85,15 @@ TKH_HD static inline float tkh_f16_to_f32(uint16_t h)
     if (exp == 0) /* zero or subnormal: man * 2^-24, exact in f32, without a loop */
         return tkh_f32_from_bits(sign | tkh_f32_bits((float)man * 0x1p-24f));
     return tkh_f32_from_bits(sign | ((exp + 112) << 23) | (man << 13));
+#endif
 }
 
 /* Round to nearest, ties to even; overflow gives inf, NaN stays a quiet NaN. */
 TKH_HD static inline uint16_t tkh_f32_to_f16(float f)
 {
+#if defined(TKH_F16_HARDWARE)
+    return tkh_f32_to_f16_hw(f);
+#else
     uint32_t x = tkh_f32_bits(f);
     uint32_t sign = (x >> 16) & 0x8000u;
     uint32_t exp = (x >> 23) & 0xFFu;
@@ -76,6 +117,7 @@ TKH_HD static inline uint16_t tkh_f32_to_f16(float f)
     if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
         ++h; /* a carry into the exponent is right, up to inf */
     return (uint16_t)h;
+#endif
 }
 
 TKH_HD static inline float tkh_bf16_to_f32(uint16_t h)
