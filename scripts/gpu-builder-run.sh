@@ -1,44 +1,64 @@
 #!/bin/bash
-# One call on a GPU builder: configure, build, run the whole ctest suite, the tool on
-# 2^28 elements, and compute-sanitizer (memcheck, racecheck) over the GPU tests.
-# Logs go to $OUT (default: ./gpu-run): machine.txt, build.log, ctest.log (with the device
-# report), junit.xml, run-2e28.log (JSON report), sanitizer-*.log. Extra arguments are
-# passed to the configure step.
-#   bash scripts/gpu-builder-run.sh [-DTOKITAI_HIP_PLATFORM=nvidia ...]
+# One call on a GPU builder: configure, build, run the whole ctest suite and the tool on
+# 2^28 elements, compute-sanitizer over the GPU tests, and the benchmark against torch.
+# Logs go to $OUT (default: ./gpu-run), eight files: machine.txt, build.log, ctest.log
+# (with the device report and the 2^28 run), junit.xml, sanitizer.log, bench.log,
+# ours.json (tokitai-hip bench) and bench.json (with torch, when torch is installed).
+# PHASES picks steps (default "build test sanitize bench"); extra arguments go to the
+# configure step.
+#   PHASES="build test" bash scripts/gpu-builder-run.sh [-DTOKITAI_HIP_PLATFORM=nvidia ...]
 set -uo pipefail
 out=${OUT:-$PWD/gpu-run}
 build=${BUILD_DIR:-build-gpu}
+phases=" ${PHASES:-build test sanitize bench} "
 mkdir -p "$out"
 status=0
-step() { # step NAME COMMAND...: runs, appends to $out/NAME.log, remembers a failure
+step() { # step LOG COMMAND...: runs, appends to $out/LOG.log, remembers a failure
   local name=$1; shift
   echo "== $name: $*" | tee -a "$out/$name.log"
+  local start=$SECONDS
   "$@" > "$out/step.tmp" 2>&1
   local rc=$?
   cat "$out/step.tmp" >> "$out/$name.log"
-  tail -n 25 "$out/step.tmp"
+  tail -n 15 "$out/step.tmp"
   rm -f "$out/step.tmp"
-  echo "== $name: exit $rc"
+  echo "== $name: exit $rc after $((SECONDS - start)) s" | tee -a "$out/$name.log"
   [ $rc -eq 0 ] || status=1
   return $rc
 }
+has() { [[ $phases == *" $1 "* ]]; }
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
+  git log -1 --format='%h %s' 2>/dev/null
   nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null
   rocminfo 2>/dev/null | grep -m1 -E 'Name: +gfx'
-} > "$out/machine.txt"
+} >> "$out/machine.txt"
 cat "$out/machine.txt"
-step build cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" || exit 1
-step build cmake --build "$build" -j "$(nproc)" || exit 1
-step ctest ctest --test-dir "$build" --output-on-failure --output-junit "$out/junit.xml"
 tool="$build/tools/tokitai-hip"
-step ctest "$tool" info
-step run-2e28 "$tool" run add i32 --n 268435456 --seed 2026 --format json
-if command -v compute-sanitizer >/dev/null; then
-  for tool_name in memcheck racecheck; do
-    step "sanitizer-$tool_name" compute-sanitizer --tool "$tool_name" --error-exitcode 1 \
-      "$build/tests/test_gpu_kernels"
-  done
+if has build; then
+  step build cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" || exit 1
+  step build cmake --build "$build" -j "$(nproc)" || exit 1
 fi
-grep -h -E 'tests passed|tests failed' "$out/ctest.log"
+if has test; then
+  step ctest ctest --test-dir "$build" --output-on-failure --output-junit "$out/junit.xml"
+  step ctest "$build/tests/test_gpu_runtime" # its counts: fault sites, sampled detection rate
+  step ctest "$tool" info
+  step ctest "$tool" run add i32 --n 268435456 --seed 2026 --format json
+  grep -h -E 'tests passed|tests failed' "$out/ctest.log"
+fi
+if has sanitize && command -v compute-sanitizer >/dev/null; then
+  for test in test_gpu_runtime test_gpu_kernels; do
+    step sanitizer compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+      "$build/tests/$test"
+  done
+  step sanitizer compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test_gpu_kernels"
+  step sanitizer compute-sanitizer --tool initcheck --error-exitcode 1 "$build/tests/test_gpu_runtime"
+fi
+if has bench; then
+  step bench sh -c '"$0" bench add,mul,neg,sqrt,sum,amax i32,f32,f16,f64 --reps 50 > "$1"' \
+    "$tool" "$out/ours.json"
+  if python3 -c 'import torch' 2>/dev/null; then
+    step bench sh -c 'python3 scripts/bench_torch.py "$0" > "$1"' "$out/ours.json" "$out/bench.json"
+  fi
+fi
 exit $status

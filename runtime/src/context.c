@@ -1,8 +1,23 @@
-/* Contexts: one device, chosen and checked once. */
+/* Contexts: one device, chosen and checked once, and what calls on it reuse. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "internal.h"
+#include "platform.h"
+
+/* TOKITAI_HIP_CHUNK_BYTES (at least 4096), else 16 MiB: large enough that a chunk's
+ * transfers dwarf the per-chunk costs, small enough that staging stays modest. */
+static size_t chunk_bytes(void)
+{
+    const char *env = getenv("TOKITAI_HIP_CHUNK_BYTES");
+    if (env != NULL && *env != '\0') {
+        char *end = NULL;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end == '\0' && v >= 4096 && v <= SIZE_MAX)
+            return (size_t)v;
+    }
+    return (size_t)16 << 20;
+}
 
 tkh_status tkh_context_create(tkh_context **out, int device)
 {
@@ -19,19 +34,114 @@ tkh_status tkh_context_create(tkh_context **out, int device)
         free(ctx);
         return st;
     }
+    int err = pthread_mutex_init(&ctx->lock, NULL);
+    if (err != 0) {
+        free(ctx);
+        return tkhi_fail(TKH_ERR_RUNTIME, "tkh_context_create: making its lock failed (error %d)", err);
+    }
+    for (int k = 0; k < TKH_FAULT_KINDS; ++k) {
+        atomic_init(&ctx->fault_countdown[k], 0);
+        atomic_init(&ctx->fault_fired[k], 0);
+    }
+    ctx->oracle.mode = TKH_ORACLE_FULL;
+    ctx->chunk_bytes = chunk_bytes();
     ctx->corrupt_index = SIZE_MAX;
     *out = ctx;
     return TKH_OK;
 }
 
+static void release(tkhi_buffer *b, void (*free_fn)(void *))
+{
+    free_fn(b->ptr);
+    b->ptr = NULL;
+    b->bytes = 0;
+}
+
+void tkhi_release_buffers(tkh_context *ctx)
+{
+    for (int s = 0; s < TKHI_SLOTS; ++s) {
+        tkhi_slot *slot = &ctx->slots[s];
+        if (slot->stream != NULL)
+            tkhi_stream_drain(slot->stream);
+        tkhi_stream_destroy(slot->stream);
+        slot->stream = NULL;
+        for (int i = 0; i < TKHI_MAX_INPUTS; ++i) {
+            release(&slot->dev_in[i], tkhi_device_free);
+            release(&slot->pinned_in[i], tkhi_pinned_free);
+        }
+        release(&slot->dev_out, tkhi_device_free);
+        release(&slot->pinned_out, tkhi_pinned_free);
+        tkhi_event_destroy(slot->done);
+        slot->done = NULL;
+    }
+    release(&ctx->scratch, tkhi_device_free);
+    for (int p = 0; p < TKHI_PARTIAL_STREAMS; ++p) {
+        release(&ctx->partials[p].buffer, tkhi_device_free);
+        ctx->partials[p].stream = NULL;
+    }
+}
+
 void tkh_context_destroy(tkh_context *ctx)
 {
+    if (ctx == NULL)
+        return;
+    if (ctx->device.available && tkhi_set_device(ctx) == 0)
+        tkhi_release_buffers(ctx);
+    pthread_mutex_destroy(&ctx->lock);
     free(ctx);
+}
+
+tkh_status tkh_context_trim(tkh_context *ctx)
+{
+    tkhi_clear_error();
+    if (ctx == NULL)
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_context_trim: ctx is NULL");
+    if (!ctx->device.available)
+        return TKH_OK;
+    pthread_mutex_lock(&ctx->lock);
+    int err = tkhi_set_device(ctx);
+    if (err == 0)
+        tkhi_release_buffers(ctx);
+    pthread_mutex_unlock(&ctx->lock);
+    if (err != 0)
+        return tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "tkh_context_trim: selecting device %d failed",
+            ctx->device.selected);
+    return TKH_OK;
 }
 
 const tkh_device_report *tkh_context_device(const tkh_context *ctx)
 {
     return ctx ? &ctx->device : NULL;
+}
+
+const char *tkh_oracle_mode_name(tkh_oracle_mode mode)
+{
+    switch (mode) {
+    case TKH_ORACLE_FULL: return "full";
+    case TKH_ORACLE_SAMPLED: return "sampled";
+    case TKH_ORACLE_OFF: return "off";
+    }
+    return "unknown";
+}
+
+tkh_status tkh_context_set_oracle(tkh_context *ctx, const tkh_oracle_policy *policy)
+{
+    tkhi_clear_error();
+    if (ctx == NULL)
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_context_set_oracle: ctx is NULL");
+    if (policy == NULL)
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_context_set_oracle: policy is NULL");
+    if ((unsigned)policy->mode > TKH_ORACLE_OFF)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
+            "tkh_context_set_oracle: mode %d is not a tkh_oracle_mode (0 full, 1 sampled, 2 off)",
+            (int)policy->mode);
+    if (policy->mode == TKH_ORACLE_SAMPLED && policy->samples == 0)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
+            "tkh_context_set_oracle: sampled with 0 samples: expected at least 1");
+    pthread_mutex_lock(&ctx->lock);
+    ctx->oracle = *policy;
+    pthread_mutex_unlock(&ctx->lock);
+    return TKH_OK;
 }
 
 tkh_status tkh_context_corrupt_next_output(tkh_context *ctx, size_t index, unsigned bit)
@@ -42,7 +152,9 @@ tkh_status tkh_context_corrupt_next_output(tkh_context *ctx, size_t index, unsig
     if (bit > 63)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
             "tkh_context_corrupt_next_output: bit %u is out of range (0..63)", bit);
+    pthread_mutex_lock(&ctx->lock);
     ctx->corrupt_index = index;
     ctx->corrupt_bit = bit;
+    pthread_mutex_unlock(&ctx->lock);
     return TKH_OK;
 }

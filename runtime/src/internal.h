@@ -2,14 +2,56 @@
 #ifndef TOKITAI_HIP_INTERNAL_H
 #define TOKITAI_HIP_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "tokitai_hip/tokitai_hip.h"
 
+#define TKHI_MAX_INPUTS 3
+#define TKHI_SLOTS 2          /* host path: chunks in flight (double buffering) */
+#define TKHI_PARTIAL_STREAMS 8 /* device path: streams with cached reduction partials */
+
+/* Buffers reused from call to call. Each grows when a call needs more; none shrinks
+ * before tkh_context_trim or the context's end. */
+typedef struct tkhi_buffer {
+    void *ptr;
+    size_t bytes;
+} tkhi_buffer;
+
+/* One chunk in flight on the host path: its stream, device buffers, the pinned staging
+ * copies of its inputs and output, and the event that says its copy back has finished.
+ * Two slots on two streams let one chunk's copy in overlap the other's copy out. */
+typedef struct tkhi_slot {
+    void *stream;  /* hipStream_t */
+    void *done;    /* hipEvent_t */
+    tkhi_buffer dev_in[TKHI_MAX_INPUTS], dev_out, pinned_in[TKHI_MAX_INPUTS], pinned_out;
+} tkhi_slot;
+
+/* A reduction's partials on the device path, one buffer per stream: work on one stream
+ * runs in order, so a buffer is never used by two kernels at once. */
+typedef struct tkhi_partials {
+    void *stream;
+    tkhi_buffer buffer;
+} tkhi_partials;
+
 struct tkh_context {
     tkh_device_report device;
-    size_t corrupt_index;   /* test hook: element to corrupt on the next run, or SIZE_MAX */
+
+    /* Guards everything below except the fault plan (atomics). */
+    pthread_mutex_t lock;
+    tkh_oracle_policy oracle;
+    size_t corrupt_index;    /* test hook: element to corrupt on the next run, or SIZE_MAX */
     unsigned corrupt_bit;
+    size_t chunk_bytes;      /* host path: bytes of each input per chunk */
+    tkhi_slot slots[TKHI_SLOTS];
+    tkhi_buffer scratch;     /* host path: a reduction's partials */
+    tkhi_partials partials[TKHI_PARTIAL_STREAMS];
+
+    /* Test hook: per fault kind, calls left before the injected failure (0: none planned),
+     * and whether the last plan fired. */
+    atomic_uint fault_countdown[TKH_FAULT_KINDS];
+    atomic_int fault_fired[TKH_FAULT_KINDS];
 };
 
 #if defined(__GNUC__)
@@ -21,7 +63,8 @@ struct tkh_context {
 /* Records the failure message for tkh_last_error() on this thread; returns status. */
 TKH_HIDDEN tkh_status tkhi_fail(tkh_status status, const char *fmt, ...) TKHI_PRINTF(2, 3);
 
-/* Like tkhi_fail, appending the runtime's error code, name and text: "...: hipErrorX (2): text". */
+/* Like tkhi_fail, appending the runtime's error code, name and text: "...: hipErrorX (2):
+ * text", and "(injected)" when the platform layer's fault hook made the error. */
 TKH_HIDDEN tkh_status tkhi_fail_runtime(tkh_status status, int code, const char *fmt, ...)
     TKHI_PRINTF(3, 4);
 
@@ -30,5 +73,8 @@ TKH_HIDDEN void tkhi_clear_error(void);
 
 /* Bounded formatting that always NUL-terminates (also on truncation). */
 TKH_HIDDEN void tkhi_copy(char *dst, size_t size, const char *src);
+
+/* Frees everything the context cached; the caller holds the lock. */
+TKH_HIDDEN void tkhi_release_buffers(tkh_context *ctx);
 
 #endif

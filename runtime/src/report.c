@@ -81,6 +81,9 @@ static value r_type(const void *o) { return text(KERNEL_TEXT(type)); }
 static value r_symbol(const void *o) { return text(KERNEL_TEXT(symbol)); }
 static value r_len(const void *o) { return uint_(RUN(o)->len); }
 static value r_checked(const void *o) { return bool_(RUN(o)->oracle_checked); }
+static value r_mode(const void *o) { return text(tkh_oracle_mode_name(RUN(o)->oracle_mode)); }
+static value r_compared(const void *o) { return uint_(RUN(o)->oracle_compared); }
+static value r_seed(const void *o) { return uint_(RUN(o)->oracle_seed); }
 static value r_matches(const void *o) { return bool_(RUN(o)->oracle_matches); }
 static value r_mismatch(const void *o)
 {
@@ -114,7 +117,9 @@ static value r_non_claims(const void *o) { return list(RUN(o)->kernel ? RUN(o)->
 static const field run_fields[] = {
     { "backend", r_backend }, { "status", r_status }, { "message", r_message },
     { "catalog", r_catalog }, { "op", r_op }, { "scalar_type", r_type },
-    { "kernel_symbol", r_symbol }, { "len", r_len }, { "cpu_oracle_checked", r_checked },
+    { "kernel_symbol", r_symbol }, { "len", r_len }, { "cpu_oracle_mode", r_mode },
+    { "cpu_oracle_seed", r_seed }, { "cpu_oracle_checked", r_checked },
+    { "cpu_oracle_compared", r_compared },
     { "cpu_oracle_matches", r_matches }, { "first_mismatch", r_mismatch },
     { "comparison", r_comparison }, { "kernel_source_fingerprint", r_source_fp },
     { "compiler", r_compiler }, { "compiler_fingerprint", r_compiler_fp },

@@ -1,20 +1,22 @@
-/* The generic entry points: the oracle-checked host path and the device path. */
+/* The oracle-checked host path (tkh_kernel_run). Inputs up to one chunk are copied
+ * straight from the caller's memory; larger elementwise runs go through pinned staging in
+ * chunks, two in flight on two streams, while the crew copies the next chunk in and checks
+ * and copies out the one before. Reductions stage their input the same way, then run
+ * once over all of it. The context's lock is held while its buffers are in use. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
-#include "tokitai_hip/hip_platform.h"
+#include "entry.h"
+#include "oracle.h"
+#include "platform.h"
+#include "workspace.h"
 
-#define TKHI_MAX_INPUTS 3
-#define TKHI_BLOCKS_PER_UNIT 32u   /* reductions: partials per compute unit */
-#define TKHI_MAX_GRID ((1u << 24) - 1) /* x 256 threads stays below HIP's 2^32 work-items */
-
-static const char *const input_names[TKHI_MAX_INPUTS] = { "input 0 (lhs)", "input 1 (rhs)", "input 2" };
+/* The host path gets a helper thread per 2^18 elements (enough work to repay starting
+ * it), up to the crew's default size. */
+#define TKHI_ELEMENTS_PER_HELPER ((size_t)1 << 18)
 
 static double now_seconds(void)
 {
@@ -23,243 +25,294 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void evidence(tkh_report *r, const char *fmt, ...) TKHI_PRINTF(2, 3);
-static void evidence(tkh_report *r, const char *fmt, ...)
+/* One call of the host path. */
+typedef struct run {
+    tkh_context *ctx;
+    const tkh_kernel_info *kernel;
+    const void *const *inputs;
+    void *out;
+    size_t n;
+    tkhi_sizes bytes;
+    size_t corrupt_index;   /* the test hook, taken from the context for this call */
+    unsigned corrupt_bit;
+    unsigned grid, block;   /* of the first (or only) launch */
+    tkhi_oracle oracle;
+    tkhi_crew *crew;        /* NULL for small inputs */
+    tkh_report *report;
+} run;
+
+static tkh_status sync_failed(const run *r, int err)
 {
-    if (r == NULL || r->evidence_count >= TKH_REPORT_MAX_EVIDENCE)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->evidence[r->evidence_count++], sizeof r->evidence[0], fmt, ap);
-    va_end(ap);
+    return tkhi_fail_runtime(TKH_ERR_SYNC, err, "running %s on device %d failed (copies and kernel)",
+        r->kernel->symbol, r->ctx->device.selected);
 }
 
-/* [a, a+alen) and [b, b+blen) share bytes but do not start at the same address. */
-static int partial_overlap(const void *a, size_t alen, const void *b, size_t blen)
+static tkh_status copy_failed(const run *r, int err, const char *what)
 {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return x != y && x < y + blen && y < x + alen;
+    return tkhi_fail_runtime(TKH_ERR_COPY, err, "copying %s on device %d failed", what,
+        r->ctx->device.selected);
 }
 
-typedef struct sizes {
-    size_t in;   /* bytes of each input */
-    size_t out;  /* bytes of the output */
-} sizes;
-
-/* Checks shared by both paths; on success *bytes holds the buffer sizes. */
-static tkh_status check_args(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
-    const void *const *inputs, unsigned input_count, const void *out, size_t n, sizes *bytes)
+/* Test hook: flip one bit of output element 'index' of d_out (covering outputs
+ * [first, first + count)) once the kernel has run on 'stream'. */
+static tkh_status corrupt_output(run *r, unsigned char *d_out, size_t first, size_t count, void *stream)
 {
-    if (ctx == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
-    if (kernel == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: kernel is NULL", fn);
-    if (inputs == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: inputs is NULL", fn);
-    if (input_count != kernel->arity || input_count > TKHI_MAX_INPUTS)
-        return tkhi_fail(TKH_ERR_ARITY, "%s: %s_%s takes %u inputs, got %u", fn, kernel->op,
-            kernel->type, kernel->arity, input_count);
-    for (unsigned i = 0; i < input_count; ++i)
-        if (inputs[i] == NULL)
-            return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: %s is NULL", fn, input_names[i]);
-    if (out == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: out is NULL", fn);
-    if (n == 0)
-        return tkhi_fail(TKH_ERR_EMPTY, "%s: n is 0: expected at least one element", fn);
-    if (n > SIZE_MAX / kernel->elem_size)
-        return tkhi_fail(TKH_ERR_SIZE_OVERFLOW,
-            "%s: n = %zu elements of %zu bytes overflows size_t (at most %zu elements)", fn, n,
-            kernel->elem_size, SIZE_MAX / kernel->elem_size);
-    bytes->in = n * kernel->elem_size;
-    bytes->out = (kernel->out_count ? kernel->out_count : n) * kernel->elem_size;
-    for (unsigned i = 0; i < input_count; ++i)
-        if (partial_overlap(inputs[i], bytes->in, out, bytes->out))
-            return tkhi_fail(TKH_ERR_OVERLAP,
-                "%s: out [%p, +%zu bytes) partially overlaps %s at %p: expected the same "
-                "address or disjoint buffers", fn, out, bytes->out, input_names[i], inputs[i]);
-    if (!ctx->device.available)
-        return tkhi_fail(TKH_ERR_NO_DEVICE, "%s: the context has no usable device", fn);
-    return tkh_kernel_admit(kernel, ctx->device.arch);
-}
-
-/* Elementwise kernels get a block per block-sized slice, as many as the hardware takes
- * (the grid-stride loop covers the rest); reductions a few blocks per compute unit, each
- * folding a long slice, so there are few partials. */
-static void launch_shape(const tkh_context *ctx, const tkh_kernel_info *kernel, size_t n,
-    unsigned *grid, unsigned *block)
-{
-    const size_t per_block = (size_t)kernel->block * (kernel->vector_width ? kernel->vector_width : 1);
-    size_t blocks = (n + per_block - 1) / per_block;
-    size_t cap = kernel->scratch_size == 0 ? TKHI_MAX_GRID
-        : (size_t)(ctx->device.compute_units > 0 ? ctx->device.compute_units : 1) * TKHI_BLOCKS_PER_UNIT;
-    *grid = (unsigned)(blocks < cap ? blocks : cap);
-    *block = kernel->block;
-}
-
-static tkh_status launch(const tkh_kernel_info *kernel, const void *const *inputs, void *out,
-    size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
-{
-    int err = kernel->launch(inputs, out, n, grid, block, scratch, stream);
+    if (r->corrupt_index < first || r->corrupt_index - first >= count)
+        return TKH_OK;
+    const size_t size = r->kernel->elem_size, index = r->corrupt_index;
+    const unsigned bit = r->corrupt_bit % (unsigned)(size * 8);
+    unsigned char element[8] = { 0 };
+    unsigned char *d = d_out + (index - first) * size;
+    r->corrupt_index = SIZE_MAX;
+    int err = tkhi_copy_to_host(r->ctx, element, d, size, stream);
+    if (err == 0)
+        err = tkhi_stream_wait(r->ctx, stream);
+    element[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+    if (err == 0)
+        err = tkhi_copy_to_device(r->ctx, d, element, size, stream);
     if (err != 0)
-        return tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "launching %s (grid %u, block %u, n %zu) failed",
-            kernel->symbol, grid, block, n);
+        return copy_failed(r, err, "for the corruption test hook");
+    tkhi_evidence(r->report, "test hook: flipped bit %u of output element %zu on the device", bit, index);
     return TKH_OK;
 }
 
-tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
-    const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_stream stream)
+/* Enqueues copies in, the kernel and the copy out of outputs [first, first + count) on a
+ * slot's stream; the slot's event records the end. 'src' are the inputs at 'first'. */
+static tkh_status enqueue_chunk(run *r, tkhi_slot *slot, const void *const *src, void *dst,
+    size_t first, size_t count)
 {
-    tkhi_clear_error();
-    sizes bytes;
-    tkh_status st = check_args("tkh_kernel_launch", ctx, kernel, inputs, input_count, out, n, &bytes);
+    const tkh_kernel_info *k = r->kernel;
+    const size_t bytes = count * k->elem_size;
+    for (unsigned a = 0; a < k->arity; ++a) {
+        int err = tkhi_copy_to_device(r->ctx, slot->dev_in[a].ptr, src[a], bytes, slot->stream);
+        if (err != 0)
+            return copy_failed(r, err, tkhi_input_names[a]);
+    }
+    unsigned grid, block;
+    tkhi_launch_shape(r->ctx, k, count, &grid, &block);
+    if (first == 0) {
+        r->grid = grid;
+        r->block = block;
+    }
+    const void *d_in[TKHI_MAX_INPUTS] = { slot->dev_in[0].ptr, slot->dev_in[1].ptr, slot->dev_in[2].ptr };
+    tkh_status st = tkhi_enqueue(r->ctx, k, d_in, slot->dev_out.ptr, count, grid, block, NULL, slot->stream);
+    if (st == TKH_OK)
+        st = corrupt_output(r, slot->dev_out.ptr, first, count, slot->stream);
     if (st != TKH_OK)
         return st;
-    for (unsigned i = 0; i <= input_count; ++i) {
-        const void *p = i < input_count ? inputs[i] : out;
-        if ((uintptr_t)p % kernel->elem_size != 0)
-            return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
-                "tkh_kernel_launch: %s %p is not aligned to the element size (%zu bytes)",
-                i < input_count ? input_names[i] : "out", p, kernel->elem_size);
+    int err = tkhi_copy_to_host(r->ctx, dst, slot->dev_out.ptr, bytes, slot->stream);
+    if (err != 0)
+        return copy_failed(r, err, "out");
+    err = tkhi_event_record(r->ctx, slot->done, slot->stream);
+    return err == 0 ? TKH_OK : sync_failed(r, err);
+}
+
+/* Slot buffers for chunks of 'count' elements; staged ones get pinned twins. */
+static tkh_status slot_buffers(run *r, tkhi_slot *slot, size_t count, int staged)
+{
+    const tkh_kernel_info *k = r->kernel;
+    const size_t bytes = count * k->elem_size;
+    tkh_status st = TKH_OK;
+    for (unsigned a = 0; a < k->arity && st == TKH_OK; ++a) {
+        st = tkhi_device_buffer(r->ctx, &slot->dev_in[a], bytes, tkhi_input_names[a]);
+        if (st == TKH_OK && staged)
+            st = tkhi_pinned_buffer(r->ctx, &slot->pinned_in[a], bytes, "staging an input");
     }
-    hipError_t err = hipSetDevice(ctx->device.selected);
-    if (err != hipSuccess)
-        return tkhi_fail_runtime(TKH_ERR_RUNTIME, (int)err, "selecting device %d failed",
-            ctx->device.selected);
-    unsigned grid, block;
-    launch_shape(ctx, kernel, n, &grid, &block);
-    if (kernel->scratch_size == 0)
-        return launch(kernel, inputs, out, n, grid, block, NULL, stream);
-    /* A reduction's partials live only as long as its kernels: wait for them, then free. */
-    void *scratch = NULL;
-    err = hipMalloc(&scratch, (size_t)grid * kernel->scratch_size);
-    if (err != hipSuccess)
-        return tkhi_fail_runtime(TKH_ERR_DEVICE_ALLOC, (int)err,
-            "allocating %zu bytes of partials on device %d failed",
-            (size_t)grid * kernel->scratch_size, ctx->device.selected);
-    st = launch(kernel, inputs, out, n, grid, block, scratch, stream);
-    err = hipStreamSynchronize((hipStream_t)stream);
-    hipFree(scratch);
-    if (st == TKH_OK && err != hipSuccess)
-        st = tkhi_fail_runtime(TKH_ERR_SYNC, (int)err, "running %s on device %d failed",
-            kernel->symbol, ctx->device.selected);
+    if (st == TKH_OK)
+        st = tkhi_device_buffer(r->ctx, &slot->dev_out, bytes, "out");
+    if (st == TKH_OK && staged)
+        st = tkhi_pinned_buffer(r->ctx, &slot->pinned_out, bytes, "staging the output");
     return st;
 }
 
-/* Test hook: flip one bit of one output element on the device. */
-static tkh_status corrupt_output(tkh_context *ctx, const tkh_kernel_info *kernel, void *d_out,
-    size_t n, tkh_report *r)
+/* Elementwise, one chunk: straight from and to the caller's memory ('result' is out, or a
+ * staging copy when out is also an input). */
+static tkh_status run_whole(run *r, void *result)
 {
-    size_t index = ctx->corrupt_index;
-    ctx->corrupt_index = SIZE_MAX;
-    if (index >= n)
-        return TKH_OK;
-    unsigned char element[8] = { 0 };
-    unsigned bit = ctx->corrupt_bit % (unsigned)(kernel->elem_size * 8);
-    unsigned char *d = (unsigned char *)d_out + index * kernel->elem_size;
-    hipError_t err = hipMemcpy(element, d, kernel->elem_size, hipMemcpyDeviceToHost);
-    element[bit / 8] ^= (unsigned char)(1u << (bit % 8));
-    if (err == hipSuccess)
-        err = hipMemcpy(d, element, kernel->elem_size, hipMemcpyHostToDevice);
-    if (err != hipSuccess)
-        return tkhi_fail_runtime(TKH_ERR_COPY, (int)err, "corrupting output element %zu failed", index);
-    evidence(r, "test hook: flipped bit %u of output element %zu on the device", bit, index);
-    return TKH_OK;
-}
-
-typedef struct device_buffers {
-    void *in[TKHI_MAX_INPUTS];
-    void *out;
-    void *scratch;
-} device_buffers;
-
-static void free_buffers(device_buffers *b)
-{
-    void *all[] = { b->in[0], b->in[1], b->in[2], b->out, b->scratch };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-        if (all[i] != NULL)
-            hipFree(all[i]);
-}
-
-static tkh_status device_alloc(void **slot, size_t bytes, const char *what, int dev)
-{
-    hipError_t err = hipMalloc(slot, bytes);
-    if (err == hipSuccess)
-        return TKH_OK;
-    *slot = NULL;
-    return tkhi_fail_runtime(TKH_ERR_DEVICE_ALLOC, (int)err,
-        "allocating %zu bytes for %s on device %d failed", bytes, what, dev);
-}
-
-/* Everything between admission and the copy back; 'host_out' receives the result. */
-static tkh_status run_on_device(tkh_context *ctx, const tkh_kernel_info *kernel,
-    const void *const *inputs, void *host_out, size_t n, sizes bytes, unsigned grid,
-    unsigned block, device_buffers *b, tkh_report *r)
-{
-    const int dev = ctx->device.selected;
-    hipError_t err = hipSetDevice(dev);
-    if (err != hipSuccess)
-        return tkhi_fail_runtime(TKH_ERR_RUNTIME, (int)err, "selecting device %d failed", dev);
-    tkh_status st = TKH_OK;
-    for (unsigned i = 0; i < kernel->arity && st == TKH_OK; ++i)
-        st = device_alloc(&b->in[i], bytes.in, input_names[i], dev);
+    tkhi_slot *slot = &r->ctx->slots[0];
+    tkh_status st = slot_buffers(r, slot, r->n, 0);
+    if (st != TKH_OK)
+        return st;
+    tkhi_evidence(r->report, "using device buffers of %zu bytes per input and %zu for the output on device %d (%s)",
+        r->bytes.in, r->bytes.out, r->ctx->device.selected, r->ctx->device.arch);
+    st = enqueue_chunk(r, slot, r->inputs, result, 0, r->n);
+    int err = st == TKH_OK ? tkhi_stream_wait(r->ctx, slot->stream) : 0;
+    if (err != 0)
+        return sync_failed(r, err);
     if (st == TKH_OK)
-        st = device_alloc(&b->out, bytes.out, "out", dev);
-    if (st == TKH_OK && kernel->scratch_size > 0)
-        st = device_alloc(&b->scratch, (size_t)grid * kernel->scratch_size, "partials", dev);
-    if (st != TKH_OK)
-        return st;
-    evidence(r, "allocated %u device buffers of %zu bytes and an output of %zu bytes on device %d (%s)",
-        kernel->arity, bytes.in, bytes.out, dev, ctx->device.arch);
-    for (unsigned i = 0; i < kernel->arity; ++i) {
-        err = hipMemcpy(b->in[i], inputs[i], bytes.in, hipMemcpyHostToDevice);
-        if (err != hipSuccess)
-            return tkhi_fail_runtime(TKH_ERR_COPY, (int)err, "copying %s to device %d failed",
-                input_names[i], dev);
-    }
-    evidence(r, "copied %u input%s host to device", kernel->arity, kernel->arity == 1 ? "" : "s");
-    if (r != NULL) {
-        r->launch_grid = grid;
-        r->launch_block = block;
-    }
-    const void *d_inputs[TKHI_MAX_INPUTS] = { b->in[0], b->in[1], b->in[2] };
-    st = launch(kernel, d_inputs, b->out, n, grid, block, b->scratch, NULL);
-    if (st != TKH_OK)
-        return st;
-    err = hipDeviceSynchronize();
-    if (err != hipSuccess)
-        return tkhi_fail_runtime(TKH_ERR_SYNC, (int)err, "running %s on device %d failed",
-            kernel->symbol, dev);
-    evidence(r, "ran %s with grid %u x block %u and synchronized", kernel->symbol, grid, block);
-    st = corrupt_output(ctx, kernel, b->out, bytes.out / kernel->elem_size, r);
-    if (st != TKH_OK)
-        return st;
-    err = hipMemcpy(host_out, b->out, bytes.out, hipMemcpyDeviceToHost);
-    if (err != hipSuccess)
-        return tkhi_fail_runtime(TKH_ERR_COPY, (int)err, "copying out from device %d failed", dev);
-    evidence(r, "copied the output device to host");
-    return TKH_OK;
+        tkhi_evidence(r->report, "copied %u input%s in, ran %s with grid %u x block %u, copied the output back",
+            r->kernel->arity, r->kernel->arity == 1 ? "" : "s", r->kernel->symbol, r->grid, r->block);
+    return st;
 }
 
-/* grid and block are the shape the kernel ran with: a float sum's bound depends on it. */
-static tkh_status compare_with_oracle(const tkh_kernel_info *kernel, const void *const *inputs,
-    const void *result, size_t n, unsigned grid, unsigned block, tkh_report *r)
+/* One step of the chunked pipeline on the crew: check and copy out chunk 'post' (if any),
+ * then copy chunk 'pre' (if any) into the same slot's staging. Both chunks are split
+ * alike, so no element is touched by two threads. */
+typedef struct step {
+    run *r;
+    tkhi_slot *slot;
+    size_t chunk;              /* elements per full chunk */
+    size_t post_first, post_count, pre_first, pre_count;
+    tkhi_oracle_part parts[TKHI_CREW_MAX];
+} step;
+
+static void step_part(void *arg, unsigned part, unsigned parts)
 {
-    char detail[256] = "";
-    size_t bad = kernel->check(inputs, result, n, grid, block, detail, sizeof detail);
-    if (r != NULL) {
-        r->oracle_checked = 1;
-        r->oracle_matches = bad == n;
-        r->first_mismatch = bad;
+    step *s = arg;
+    run *r = s->r;
+    const tkh_kernel_info *k = r->kernel;
+    const size_t size = k->elem_size;
+    size_t lo, hi;
+    tkhi_split(s->chunk, s->post_count, part, parts, &lo, &hi);
+    const void *staged[TKHI_MAX_INPUTS] = { s->slot->pinned_in[0].ptr, s->slot->pinned_in[1].ptr,
+        s->slot->pinned_in[2].ptr };
+    tkhi_oracle_part_run(&r->oracle, staged, s->slot->pinned_out.ptr, s->post_first, lo, hi, &s->parts[part]);
+    memcpy((unsigned char *)r->out + (s->post_first + lo) * size,
+        (const unsigned char *)s->slot->pinned_out.ptr + lo * size, (hi - lo) * size);
+    tkhi_split(s->chunk, s->pre_count, part, parts, &lo, &hi);
+    for (unsigned a = 0; a < k->arity; ++a)
+        memcpy((unsigned char *)s->slot->pinned_in[a].ptr + lo * size,
+            (const unsigned char *)r->inputs[a] + (s->pre_first + lo) * size, (hi - lo) * size);
+}
+
+/* Elementwise over many chunks. Step c: wait for chunk c - 2's copy out, check and copy
+ * it out while staging chunk c in the same slot, then enqueue chunk c; chunk c - 1 runs
+ * on the device meanwhile. The oracle checks the staged inputs against the staged output
+ * (the bytes the device saw and wrote), before the output reaches 'out', so out may be an
+ * input. */
+static tkh_status run_chunked(run *r, size_t chunk)
+{
+    const size_t chunks = (r->n + chunk - 1) / chunk;
+    tkh_status st = TKH_OK;
+    for (int s = 0; s < TKHI_SLOTS && st == TKH_OK; ++s)
+        st = slot_buffers(r, &r->ctx->slots[s], chunk, 1);
+    if (st != TKH_OK)
+        return st;
+    tkhi_evidence(r->report, "staging through pinned memory in %zu chunks of up to %zu elements, %u host threads, on device %d (%s)",
+        chunks, chunk, r->crew ? r->crew->size : 1u, r->ctx->device.selected, r->ctx->device.arch);
+    step *job = malloc(sizeof *job);
+    if (job == NULL)
+        return tkhi_fail(TKH_ERR_HOST_ALLOC, "allocating %zu bytes for the pipeline failed", sizeof *job);
+    int mismatch = 0;
+    for (size_t c = 0; c < chunks + TKHI_SLOTS && st == TKH_OK && !mismatch; ++c) {
+        tkhi_slot *slot = &r->ctx->slots[c % TKHI_SLOTS];
+        *job = (step){ .r = r, .slot = slot, .chunk = chunk };
+        if (c >= TKHI_SLOTS) {
+            int err = tkhi_event_wait(r->ctx, slot->done);
+            if (err != 0) {
+                st = sync_failed(r, err);
+                break;
+            }
+            job->post_first = (c - TKHI_SLOTS) * chunk;
+            job->post_count = r->n - job->post_first < chunk ? r->n - job->post_first : chunk;
+        }
+        if (c < chunks) {
+            job->pre_first = c * chunk;
+            job->pre_count = r->n - job->pre_first < chunk ? r->n - job->pre_first : chunk;
+        }
+        const unsigned parts = r->crew ? r->crew->size : 1;
+        if (r->crew)
+            tkhi_crew_run(r->crew, step_part, job);
+        else
+            step_part(job, 0, 1);
+        if (job->post_count)
+            mismatch = tkhi_oracle_merge(&r->oracle, job->post_first, job->parts, parts);
+        if (c < chunks && !mismatch) {
+            const void *staged[TKHI_MAX_INPUTS] = { slot->pinned_in[0].ptr, slot->pinned_in[1].ptr,
+                slot->pinned_in[2].ptr };
+            st = enqueue_chunk(r, slot, staged, slot->pinned_out.ptr, job->pre_first, job->pre_count);
+        }
     }
-    const size_t outputs = kernel->out_count ? kernel->out_count : n;
-    if (bad != n) {
-        evidence(r, "compared %zu outputs with the CPU oracle: output %zu differs", outputs, bad);
-        return tkhi_fail(TKH_ERR_ORACLE_MISMATCH, "%s_%s: element %zu of %zu differs from the CPU oracle: %s",
-            kernel->op, kernel->type, bad, outputs, detail);
+    free(job);
+    if (mismatch)
+        for (int s = 0; s < TKHI_SLOTS; ++s)
+            tkhi_stream_drain(r->ctx->slots[s].stream);
+    if (st == TKH_OK)
+        tkhi_evidence(r->report, "ran %s on each chunk (first: grid %u x block %u) and copied every chunk back",
+            r->kernel->symbol, r->grid, r->block);
+    return st;
+}
+
+typedef struct stage_job {
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t chunk, bytes;
+} stage_job;
+
+static void stage_part(void *arg, unsigned part, unsigned parts)
+{
+    const stage_job *s = arg;
+    size_t lo, hi;
+    tkhi_split(s->chunk, s->bytes, part, parts, &lo, &hi);
+    memcpy(s->dst + lo, s->src + lo, hi - lo);
+}
+
+/* Copies the reduction's input to dev (whole), staged in chunks when it is large. */
+static tkh_status reduction_input(run *r, unsigned char *dev, size_t chunk_bytes)
+{
+    tkhi_slot *slots = r->ctx->slots;
+    if (r->bytes.in <= chunk_bytes) {
+        int err = tkhi_copy_to_device(r->ctx, dev, r->inputs[0], r->bytes.in, slots[0].stream);
+        return err == 0 ? TKH_OK : copy_failed(r, err, tkhi_input_names[0]);
     }
-    evidence(r, "compared all %zu outputs (from %zu inputs) with the CPU oracle, %s: all agree",
-        outputs, n, kernel->comparison);
-    return TKH_OK;
+    tkh_status st = TKH_OK;
+    for (int s = 0; s < TKHI_SLOTS && st == TKH_OK; ++s)
+        st = tkhi_pinned_buffer(r->ctx, &slots[s].pinned_in[0], chunk_bytes, "staging an input");
+    for (size_t off = 0, c = 0; off < r->bytes.in && st == TKH_OK; off += chunk_bytes, ++c) {
+        tkhi_slot *slot = &slots[c % TKHI_SLOTS];
+        int err = c >= TKHI_SLOTS ? tkhi_event_wait(r->ctx, slot->done) : 0;
+        if (err != 0)
+            return sync_failed(r, err);
+        stage_job job = { (const unsigned char *)r->inputs[0] + off, slot->pinned_in[0].ptr, chunk_bytes,
+            r->bytes.in - off < chunk_bytes ? r->bytes.in - off : chunk_bytes };
+        if (r->crew)
+            tkhi_crew_run(r->crew, stage_part, &job);
+        else
+            stage_part(&job, 0, 1);
+        err = tkhi_copy_to_device(r->ctx, dev + off, job.dst, job.bytes, slot->stream);
+        if (err != 0)
+            return copy_failed(r, err, tkhi_input_names[0]);
+        err = tkhi_event_record(r->ctx, slot->done, slot->stream);
+        if (err != 0)
+            return sync_failed(r, err);
+    }
+    /* The kernel runs on slot 0's stream: wait for the copies on the other one. */
+    int err = st == TKH_OK ? tkhi_stream_wait(r->ctx, slots[1].stream) : 0;
+    return err == 0 ? st : sync_failed(r, err);
+}
+
+/* A reduction: the whole input on the device, one launch, one output element. */
+static tkh_status run_reduction(run *r, void *result)
+{
+    tkh_context *ctx = r->ctx;
+    tkhi_slot *slot = &ctx->slots[0];
+    tkhi_launch_shape(ctx, r->kernel, r->n, &r->grid, &r->block);
+    tkh_status st = tkhi_device_buffer(ctx, &slot->dev_in[0], r->bytes.in, tkhi_input_names[0]);
+    if (st == TKH_OK)
+        st = tkhi_device_buffer(ctx, &slot->dev_out, r->bytes.out, "out");
+    if (st == TKH_OK)
+        st = tkhi_device_buffer(ctx, &ctx->scratch, (size_t)r->grid * r->kernel->scratch_size, "partials");
+    if (st != TKH_OK)
+        return st;
+    tkhi_evidence(r->report, "using a device buffer of %zu bytes for the input on device %d (%s)",
+        r->bytes.in, ctx->device.selected, ctx->device.arch);
+    st = reduction_input(r, slot->dev_in[0].ptr, ctx->chunk_bytes);
+    const void *d_in[1] = { slot->dev_in[0].ptr };
+    if (st == TKH_OK)
+        st = tkhi_enqueue(ctx, r->kernel, d_in, slot->dev_out.ptr, r->n, r->grid, r->block,
+            ctx->scratch.ptr, slot->stream);
+    if (st == TKH_OK)
+        st = corrupt_output(r, slot->dev_out.ptr, 0, 1, slot->stream);
+    int err = st == TKH_OK ? tkhi_copy_to_host(ctx, result, slot->dev_out.ptr, r->bytes.out, slot->stream) : 0;
+    if (err != 0)
+        st = copy_failed(r, err, "out");
+    err = st == TKH_OK ? tkhi_stream_wait(ctx, slot->stream) : 0;
+    if (err != 0)
+        st = sync_failed(r, err);
+    if (st == TKH_OK)
+        tkhi_evidence(r->report, "copied the input in, ran %s with grid %u x block %u, copied the output back",
+            r->kernel->symbol, r->grid, r->block);
+    return st;
 }
 
 static void begin_report(tkh_report *r, const tkh_context *ctx, const tkh_kernel_info *kernel,
@@ -285,39 +338,118 @@ static tkh_status end_report(tkh_report *r, tkh_status st, double start)
     return st;
 }
 
+/* The oracle's verdict as a status and evidence. */
+static tkh_status verdict(run *r)
+{
+    const tkh_kernel_info *k = r->kernel;
+    tkh_report *rep = r->report;
+    const tkhi_oracle *o = &r->oracle;
+    const size_t outputs = k->out_count ? k->out_count : r->n;
+    if (rep != NULL) {
+        rep->launch_grid = r->grid;
+        rep->launch_block = r->block;
+        rep->oracle_checked = o->policy.mode != TKH_ORACLE_OFF;
+        rep->oracle_compared = o->compared;
+        rep->oracle_matches = rep->oracle_checked && o->bad == SIZE_MAX;
+        rep->first_mismatch = o->bad == SIZE_MAX ? r->n : o->bad;
+    }
+    if (o->policy.mode == TKH_ORACLE_OFF) {
+        tkhi_evidence(rep, "oracle policy off: the %zu outputs were not compared with the CPU oracle", outputs);
+        return TKH_OK;
+    }
+    if (o->bad != SIZE_MAX) {
+        tkhi_evidence(rep, "compared outputs with the CPU oracle (%s): output %zu differs",
+            tkh_oracle_mode_name(o->policy.mode), o->bad);
+        return tkhi_fail(TKH_ERR_ORACLE_MISMATCH, "%s_%s: element %zu of %zu differs from the CPU oracle: %s",
+            k->op, k->type, o->bad, outputs, o->detail);
+    }
+    if (o->policy.mode == TKH_ORACLE_SAMPLED && k->out_count == 0)
+        tkhi_evidence(rep, "compared %zu sampled outputs (seed %llu) of %zu with the CPU oracle, %s: all agree",
+            o->compared, o->policy.seed, outputs, k->comparison);
+    else
+        tkhi_evidence(rep, "compared all %zu outputs (from %zu inputs) with the CPU oracle, %s: all agree",
+            outputs, r->n, k->comparison);
+    return TKH_OK;
+}
+
+/* Everything from the lock to the verdict; 'result' receives a small run's output. */
+static tkh_status run_locked(run *r, void *result)
+{
+    tkh_context *ctx = r->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    const tkh_oracle_policy policy = ctx->oracle;
+    r->corrupt_index = ctx->corrupt_index;
+    r->corrupt_bit = ctx->corrupt_bit;
+    ctx->corrupt_index = SIZE_MAX;
+    size_t chunk = ctx->chunk_bytes / r->kernel->elem_size;
+    tkh_status st = tkhi_oracle_begin(&r->oracle, r->kernel, &policy, r->n, r->crew);
+    if (r->report != NULL) {
+        r->report->oracle_mode = policy.mode;
+        r->report->oracle_seed = policy.mode == TKH_ORACLE_SAMPLED ? policy.seed : 0;
+    }
+    int err = st == TKH_OK ? tkhi_set_device(ctx) : 0;
+    if (err != 0)
+        st = tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed", ctx->device.selected);
+    if (st == TKH_OK)
+        st = tkhi_host_streams(ctx);
+    const int whole = r->kernel->out_count == 0 && r->n <= chunk;
+    if (st == TKH_OK)
+        st = r->kernel->out_count ? run_reduction(r, result)
+            : whole ? run_whole(r, result) : run_chunked(r, chunk);
+    if (st != TKH_OK) /* nothing may still be copying into buffers the next call reuses */
+        for (int s = 0; s < TKHI_SLOTS; ++s)
+            if (ctx->slots[s].stream != NULL)
+                tkhi_stream_drain(ctx->slots[s].stream);
+    pthread_mutex_unlock(&ctx->lock);
+    if (st == TKH_OK && r->kernel->out_count)
+        tkhi_oracle_reduction(&r->oracle, r->inputs, result, r->n, r->grid, r->block);
+    else if (st == TKH_OK && whole)
+        tkhi_oracle_range(&r->oracle, r->inputs, result, 0, r->n);
+    if (st == TKH_OK)
+        st = verdict(r);
+    tkhi_oracle_end(&r->oracle);
+    return st;
+}
+
 tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_report *report)
 {
     const double start = now_seconds();
     tkhi_clear_error();
     begin_report(report, ctx, kernel, n);
-    sizes bytes;
-    tkh_status st = check_args("tkh_kernel_run", ctx, kernel, inputs, input_count, out, n, &bytes);
+    run r = { .ctx = ctx, .kernel = kernel, .inputs = inputs, .out = out, .n = n, .report = report };
+    tkh_status st = tkhi_check_args("tkh_kernel_run", ctx, kernel, inputs, input_count, out, n, &r.bytes);
     if (st != TKH_OK)
         return end_report(report, st, start);
-    evidence(report, "admitted: %s_%s is built for %s", kernel->op, kernel->type, ctx->device.arch);
+    tkhi_evidence(report, "admitted: %s_%s is built for %s", kernel->op, kernel->type, ctx->device.arch);
 
-    /* When out is also an input, the inputs must outlive the comparison: stage the
-     * result. Otherwise it lands in out directly and is checked there. */
+    /* A small result lands in out directly, unless out is also an input (the oracle
+     * needs the inputs afterwards): then it is staged. Chunked runs stage anyway. */
     int aliased = 0;
     for (unsigned i = 0; i < input_count; ++i)
         aliased |= inputs[i] == out;
-    void *result = out;
-    if (aliased && (result = malloc(bytes.out)) == NULL)
+    const int chunked = kernel->out_count == 0 && r.bytes.in > ctx->chunk_bytes;
+    unsigned char small[8];
+    void *result = kernel->out_count ? (void *)small : out;
+    if (aliased && !chunked && !kernel->out_count && (result = malloc(r.bytes.out)) == NULL)
         return end_report(report, tkhi_fail(TKH_ERR_HOST_ALLOC,
-            "tkh_kernel_run: allocating %zu bytes to stage an in-place result failed", bytes.out), start);
+            "tkh_kernel_run: allocating %zu bytes to stage an in-place result failed", r.bytes.out), start);
 
-    unsigned grid, block;
-    launch_shape(ctx, kernel, n, &grid, &block);
-    device_buffers buffers = { { NULL, NULL, NULL }, NULL, NULL };
-    st = run_on_device(ctx, kernel, inputs, result, n, bytes, grid, block, &buffers, report);
-    free_buffers(&buffers);
-    if (st == TKH_OK)
-        st = compare_with_oracle(kernel, inputs, result, n, grid, block, report);
-    if (aliased) {
+    tkhi_crew crew;
+    const size_t helpers = n / TKHI_ELEMENTS_PER_HELPER;
+    if (helpers > 0) {
+        const unsigned most = tkhi_crew_default_size();
+        tkhi_crew_start(&crew, helpers + 1 < most ? (unsigned)helpers + 1 : most);
+        r.crew = &crew;
+    }
+    st = run_locked(&r, result);
+    if (r.crew)
+        tkhi_crew_stop(&crew);
+    if (result != out) {
         if (st == TKH_OK || st == TKH_ERR_ORACLE_MISMATCH)
-            memcpy(out, result, bytes.out);
-        free(result);
+            memcpy(out, result, r.bytes.out);
+        if (result != small)
+            free(result);
     }
     return end_report(report, st, start);
 }

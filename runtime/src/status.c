@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "platform.h"
 #include "tokitai_hip/hip_platform.h"
 
 static _Thread_local char last_error[1024];
@@ -37,6 +38,7 @@ const char *tkh_last_error(void)
 void tkhi_clear_error(void)
 {
     last_error[0] = '\0';
+    tkhi_fault_forget();
 }
 
 void tkhi_copy(char *dst, size_t size, const char *src)
@@ -63,8 +65,9 @@ tkh_status tkhi_fail_runtime(tkh_status status, int code, const char *fmt, ...)
     va_end(ap);
     if (len >= 0 && (size_t)len < sizeof last_error) {
         hipError_t err = (hipError_t)code;
-        snprintf(last_error + len, sizeof last_error - (size_t)len, ": %s (%d): %s",
-            hipGetErrorName(err), code, hipGetErrorString(err));
+        snprintf(last_error + len, sizeof last_error - (size_t)len, ": %s (%d): %s%s",
+            hipGetErrorName(err), code, hipGetErrorString(err),
+            tkhi_fault_was_injected() ? " (injected by tkh_context_inject_fault)" : "");
     }
     return status;
 }

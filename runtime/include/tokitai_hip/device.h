@@ -1,5 +1,4 @@
-/* Devices and contexts. A context binds one GPU device; every entry point runs on the
- * device of the context it is given. */
+/* Devices: what the runtime sees of each GPU, and which one a context will use. */
 #ifndef TOKITAI_HIP_DEVICE_H
 #define TOKITAI_HIP_DEVICE_H
 
@@ -37,25 +36,6 @@ typedef struct tkh_device_report {
  * finds none, or reports an error while counting), TKH_ERR_DEVICE_INDEX (no such index),
  * TKH_ERR_RUNTIME (a property query failed). */
 TKH_API tkh_status tkh_device_query(int device, tkh_device_report *out);
-
-typedef struct tkh_context tkh_context;
-
-/* Creates a context on 'device' (or TKH_DEVICE_FROM_ENV); *out is NULL on failure.
- * Fails with: TKH_ERR_NULL_POINTER (out), TKH_ERR_HOST_ALLOC, and every failure of
- * tkh_device_query. */
-TKH_API tkh_status tkh_context_create(tkh_context **out, int device);
-
-/* Releases the context; NULL is a no-op. Device buffers the caller made stay theirs. */
-TKH_API void tkh_context_destroy(tkh_context *ctx);
-
-/* The report of the context's device; NULL for a NULL context. */
-TKH_API const tkh_device_report *tkh_context_device(const tkh_context *ctx);
-
-/* Test hook: the next host entry point on this context flips bit 'bit' of output element
- * 'index' on the device after the kernel ran, before the copy back, so a test can prove
- * on real hardware that the oracle check catches a wrong result.
- * Fails with: TKH_ERR_NULL_POINTER (ctx), TKH_ERR_INVALID_ARGUMENT (bit > 63). */
-TKH_API tkh_status tkh_context_corrupt_next_output(tkh_context *ctx, size_t index, unsigned bit);
 
 #ifdef __cplusplus
 }

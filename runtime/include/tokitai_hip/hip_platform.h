@@ -26,6 +26,10 @@ typedef cudaEvent_t hipEvent_t;
 
 #define hipSuccess cudaSuccess
 #define hipErrorInvalidValue cudaErrorInvalidValue
+#define hipErrorOutOfMemory cudaErrorMemoryAllocation
+#define hipHostMallocDefault cudaHostAllocDefault
+#define hipStreamNonBlocking cudaStreamNonBlocking
+#define hipEventDisableTiming cudaEventDisableTiming
 #define hipMemcpyHostToDevice cudaMemcpyHostToDevice
 #define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
@@ -41,6 +45,12 @@ typedef cudaEvent_t hipEvent_t;
 #define hipMalloc cudaMalloc
 #define hipFree cudaFree
 #define hipMemcpy cudaMemcpy
+#define hipMemcpyAsync cudaMemcpyAsync
+#define hipHostMalloc cudaHostAlloc
+#define hipHostFree cudaFreeHost
+#define hipStreamCreateWithFlags cudaStreamCreateWithFlags
+#define hipStreamDestroy cudaStreamDestroy
+#define hipEventCreateWithFlags cudaEventCreateWithFlags
 #define hipDeviceSynchronize cudaDeviceSynchronize
 #define hipStreamSynchronize cudaStreamSynchronize
 #define hipGetLastError cudaGetLastError

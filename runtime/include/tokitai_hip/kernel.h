@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "tokitai_hip/device.h"
+#include "tokitai_hip/context.h"
 #include "tokitai_hip/report.h"
 #include "tokitai_hip/status.h"
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "tokitai_hip/device.h"
+#include "tokitai_hip/context.h"
 #include "tokitai_hip/status.h"
 
 #ifdef __cplusplus
@@ -21,7 +21,10 @@ typedef struct tkh_report {
     const struct tkh_kernel_info *kernel;  /* op, type, fingerprints and contract */
     tkh_device_report device;
     size_t len;                            /* n */
-    int oracle_checked;                    /* every element compared with the oracle */
+    tkh_oracle_mode oracle_mode;           /* the context's policy for this run */
+    unsigned long long oracle_seed;        /* TKH_ORACLE_SAMPLED: the seed of the indices */
+    int oracle_checked;                    /* the oracle ran (full or sampled) */
+    size_t oracle_compared;                /* outputs compared (with repeats, when sampled) */
     int oracle_matches;                    /* and all were equal */
     size_t first_mismatch;                 /* index, or len when none */
     unsigned launch_grid;

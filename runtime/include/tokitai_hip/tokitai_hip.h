@@ -7,6 +7,7 @@
 #include "tokitai_hip/version.h"
 #include "tokitai_hip/status.h"
 #include "tokitai_hip/device.h"
+#include "tokitai_hip/context.h"
 #include "tokitai_hip/report.h"
 #include "tokitai_hip/kernel.h"
 #include "tokitai_hip/core_ops.h"

@@ -1,0 +1,163 @@
+/* The oracle policy: full, sampled (sorted indices from splitmix64) or off. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle.h"
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int by_index(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+tkh_status tkhi_oracle_begin(tkhi_oracle *o, const tkh_kernel_info *kernel,
+    const tkh_oracle_policy *policy, size_t n, tkhi_crew *crew)
+{
+    memset(o, 0, sizeof *o);
+    o->kernel = kernel;
+    o->policy = *policy;
+    o->bad = SIZE_MAX;
+    o->crew = crew;
+    if (policy->mode != TKH_ORACLE_SAMPLED || kernel->out_count != 0)
+        return TKH_OK;
+    if (policy->samples > SIZE_MAX / sizeof(size_t)
+        || (o->samples = malloc(policy->samples * sizeof(size_t))) == NULL)
+        return tkhi_fail(TKH_ERR_HOST_ALLOC, "allocating %zu sample indices failed", policy->samples);
+    uint64_t state = policy->seed;
+    for (size_t i = 0; i < policy->samples; ++i) /* modulo bias: at most n / 2^64 */
+        o->samples[i] = (size_t)(splitmix64(&state) % n);
+    qsort(o->samples, policy->samples, sizeof(size_t), by_index);
+    return TKH_OK;
+}
+
+void tkhi_oracle_end(tkhi_oracle *o)
+{
+    free(o->samples);
+    o->samples = NULL;
+}
+
+void tkhi_split(size_t whole, size_t count, unsigned part, unsigned parts, size_t *lo, size_t *hi)
+{
+    const size_t step = (whole + parts - 1) / parts;
+    *lo = (size_t)part * step < count ? (size_t)part * step : count;
+    *hi = *lo + step < count ? *lo + step : count;
+}
+
+/* The first sample index >= 'at'. */
+static size_t first_sample(const tkhi_oracle *o, size_t at)
+{
+    size_t lo = 0, hi = o->policy.samples;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (o->samples[mid] < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs, const void *out,
+    size_t first, size_t lo, size_t hi, tkhi_oracle_part *result)
+{
+    const tkh_kernel_info *k = o->kernel;
+    result->bad = SIZE_MAX;
+    result->compared = 0;
+    result->detail[0] = '\0';
+    if (lo >= hi || o->policy.mode == TKH_ORACLE_OFF)
+        return;
+    const void *in[TKHI_MAX_INPUTS];
+    if (o->policy.mode == TKH_ORACLE_FULL) {
+        for (unsigned a = 0; a < k->arity; ++a)
+            in[a] = (const unsigned char *)inputs[a] + lo * k->elem_size;
+        size_t bad = k->check(in, (const unsigned char *)out + lo * k->elem_size, hi - lo, 0, 0,
+            result->detail, sizeof result->detail);
+        result->compared = bad < hi - lo ? bad + 1 : hi - lo;
+        if (bad < hi - lo)
+            result->bad = lo + bad;
+        return;
+    }
+    for (size_t s = first_sample(o, first + lo); s < o->policy.samples && o->samples[s] < first + hi; ++s) {
+        const size_t i = o->samples[s] - first;
+        for (unsigned a = 0; a < k->arity; ++a)
+            in[a] = (const unsigned char *)inputs[a] + i * k->elem_size;
+        ++result->compared;
+        if (k->check(in, (const unsigned char *)out + i * k->elem_size, 1, 0, 0, result->detail,
+                sizeof result->detail) == 0) {
+            result->bad = i;
+            return;
+        }
+    }
+}
+
+int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle_part *parts, unsigned count)
+{
+    const tkhi_oracle_part *worst = NULL;
+    for (unsigned p = 0; p < count; ++p) {
+        o->compared += parts[p].compared;
+        if (parts[p].bad != SIZE_MAX && (worst == NULL || parts[p].bad < worst->bad))
+            worst = &parts[p];
+    }
+    if (worst == NULL || o->bad != SIZE_MAX)
+        return o->bad != SIZE_MAX;
+    o->bad = first + worst->bad;
+    memcpy(o->detail, worst->detail, sizeof o->detail);
+    return 1;
+}
+
+typedef struct range_job {
+    const tkhi_oracle *o;
+    const void *const *inputs;
+    const void *out;
+    size_t first, count;
+    tkhi_oracle_part parts[TKHI_CREW_MAX];
+} range_job;
+
+static void range_part(void *arg, unsigned part, unsigned parts)
+{
+    range_job *job = arg;
+    size_t lo, hi;
+    tkhi_split(job->count, job->count, part, parts, &lo, &hi);
+    tkhi_oracle_part_run(job->o, job->inputs, job->out, job->first, lo, hi, &job->parts[part]);
+}
+
+int tkhi_oracle_range(tkhi_oracle *o, const void *const *inputs, const void *out, size_t first,
+    size_t count)
+{
+    range_job *job = malloc(sizeof *job);
+    const unsigned parts = o->crew != NULL ? o->crew->size : 1;
+    if (job == NULL) { /* the job only holds results: do without, on this thread */
+        tkhi_oracle_part part;
+        tkhi_oracle_part_run(o, inputs, out, first, 0, count, &part);
+        return tkhi_oracle_merge(o, first, &part, 1);
+    }
+    *job = (range_job){ .o = o, .inputs = inputs, .out = out, .first = first, .count = count };
+    if (parts > 1)
+        tkhi_crew_run(o->crew, range_part, job);
+    else
+        range_part(job, 0, 1);
+    int bad = tkhi_oracle_merge(o, first, job->parts, parts);
+    free(job);
+    return bad;
+}
+
+int tkhi_oracle_reduction(tkhi_oracle *o, const void *const *inputs, const void *out, size_t n,
+    unsigned grid, unsigned block)
+{
+    if (o->policy.mode == TKH_ORACLE_OFF)
+        return 0;
+    o->compared = 1;
+    if (o->kernel->check(inputs, out, n, grid, block, o->detail, sizeof o->detail) == n)
+        return 0;
+    o->bad = 0;
+    return 1;
+}

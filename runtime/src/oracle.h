@@ -1,0 +1,55 @@
+/* Applying the context's oracle policy to a result, range by range, over the crew. */
+#ifndef TOKITAI_HIP_ORACLE_H
+#define TOKITAI_HIP_ORACLE_H
+
+#include "crew.h"
+#include "internal.h"
+
+typedef struct tkhi_oracle {
+    const tkh_kernel_info *kernel;
+    tkh_oracle_policy policy;
+    size_t *samples;     /* TKH_ORACLE_SAMPLED: the indices, sorted */
+    size_t compared;     /* outputs compared so far */
+    size_t bad;          /* the first output that differs, or SIZE_MAX */
+    char detail[256];    /* what differed there */
+    tkhi_crew *crew;     /* NULL: the calling thread alone */
+} tkhi_oracle;
+
+/* Draws the sample indices for n outputs. Fails with: TKH_ERR_HOST_ALLOC. */
+TKH_HIDDEN tkh_status tkhi_oracle_begin(tkhi_oracle *o, const tkh_kernel_info *kernel,
+    const tkh_oracle_policy *policy, size_t n, tkhi_crew *crew);
+
+/* Compares outputs [first, first + count) of an elementwise run under the policy;
+ * 'inputs' and 'out' point at element 'first'. Returns 1 when one differs (o->bad is
+ * then set), else 0. */
+TKH_HIDDEN int tkhi_oracle_range(tkhi_oracle *o, const void *const *inputs, const void *out,
+    size_t first, size_t count);
+
+/* Outputs [lo, hi) of a range, for callers that already run on the crew (the chunked
+ * pipeline); tkhi_oracle_merge collects the parts' results. */
+typedef struct tkhi_oracle_part {
+    size_t bad;          /* relative to the range, SIZE_MAX when none */
+    size_t compared;
+    char detail[256];
+} tkhi_oracle_part;
+
+TKH_HIDDEN void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs,
+    const void *out, size_t first, size_t lo, size_t hi, tkhi_oracle_part *result);
+
+/* Folds the parts' results of one range into o. Returns 1 when one differs. */
+TKH_HIDDEN int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle_part *parts,
+    unsigned count);
+
+/* A reduction's one output (fully checked under any policy but off). Returns 1 when it
+ * differs. */
+TKH_HIDDEN int tkhi_oracle_reduction(tkhi_oracle *o, const void *const *inputs, const void *out,
+    size_t n, unsigned grid, unsigned block);
+
+TKH_HIDDEN void tkhi_oracle_end(tkhi_oracle *o);
+
+/* Part 'part' of 'parts' of [0, count), with the same boundaries for every count up to
+ * 'whole' (so that two ranges split alike never hand one index to two threads). */
+TKH_HIDDEN void tkhi_split(size_t whole, size_t count, unsigned part, unsigned parts,
+    size_t *lo, size_t *hi);
+
+#endif
