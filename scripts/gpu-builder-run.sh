@@ -2,7 +2,8 @@
 # One call on a GPU builder: configure, build, run the whole ctest suite and the tool on
 # 2^28 elements, compute-sanitizer over the GPU tests, and the benchmark against torch.
 # Logs go to $OUT (default: ./gpu-run), eight files: machine.txt, build.log, ctest.log
-# (with the device report and the 2^28 run), junit.xml, sanitizer.log, bench.log,
+# (the suite, then its GPU tests spread over the GPUs by a resource spec file, the device
+# report and the 2^28 run), junit.xml, sanitizer.log, bench.log,
 # ours.json (tokitai-hip bench) and bench.json (with torch, when torch is installed).
 # PHASES picks steps (default "build test sanitize bench"); extra arguments go to the
 # configure step.
@@ -41,6 +42,10 @@ if has build; then
 fi
 if has test; then
   step ctest ctest --test-dir "$build" --output-on-failure --output-junit "$out/junit.xml"
+  # the GPU tests again, spread by ctest over the GPUs a resource spec file declares
+  step ctest sh -c 'bash scripts/gpu-resource-spec.sh "$0" > "$1" && cat "$1"' "$tool" "$build/gpus.json"
+  step ctest ctest --test-dir "$build" -L gpu -j 4 --resource-spec-file "$build/gpus.json" \
+    --output-on-failure
   step ctest "$build/tests/test_gpu_runtime" # its counts: fault sites, sampled detection rate
   step ctest "$tool" info
   step ctest "$tool" run add i32 --n 268435456 --seed 2026 --format json
@@ -55,7 +60,7 @@ if has sanitize && command -v compute-sanitizer >/dev/null; then
   step sanitizer compute-sanitizer --tool initcheck --error-exitcode 1 "$build/tests/test_gpu_runtime"
 fi
 if has bench; then
-  step bench sh -c '"$0" bench add,mul,neg,sqrt,sum,amax i32,f32,f16,f64 --reps 50 > "$1"' \
+  step bench sh -c '"$0" bench ${BENCH_OPS:-add,mul,neg,sqrt,sum,amax} ${BENCH_TYPES:-i32,f32,f16,f64} --reps 50 > "$1"' \
     "$tool" "$out/ours.json"
   if python3 -c 'import torch' 2>/dev/null; then
     step bench sh -c 'python3 scripts/bench_torch.py "$0" > "$1"' "$out/ours.json" "$out/bench.json"

@@ -16,7 +16,24 @@
 #define TKHI_PLATFORM "amd"
 #endif
 
-/* TKH_DEVICE_FROM_ENV: TOKITAI_HIP_DEVICE when set, else 0. */
+/* Parses a device index from the variable 'name' (value 'text', or after "id:" in a
+ * CTest resource group's "id:1,slots:1"). */
+static tkh_status parse_index(const char *name, const char *text, const char *value, int *index)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || (*end != '\0' && *end != ',') || v < 0 || v > INT_MAX)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
+            "%s='%s' is invalid: expected a device index (0, 1, ...)%s", name, value,
+            text == value ? "" : " as id:N,slots:M");
+    *index = (int)v;
+    return TKH_OK;
+}
+
+/* TKH_DEVICE_FROM_ENV: TOKITAI_HIP_DEVICE when set; else, in a test ctest runs with a
+ * resource spec, the GPU of its first resource group (CTEST_RESOURCE_GROUP_0_GPUS =
+ * "id:1,slots:1"); else 0. */
 static tkh_status resolve_index(int device, int *index)
 {
     if (device >= 0) {
@@ -27,17 +44,16 @@ static tkh_status resolve_index(int device, int *index)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
             "device index %d is invalid: expected >= 0, or TKH_DEVICE_FROM_ENV (-1)", device);
     const char *env = getenv("TOKITAI_HIP_DEVICE");
-    if (env == NULL || env[0] == '\0') {
-        *index = 0;
-        return TKH_OK;
+    if (env != NULL && env[0] != '\0')
+        return parse_index("TOKITAI_HIP_DEVICE", env, env, index);
+    const char *group = getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+    if (group != NULL && group[0] != '\0') {
+        if (strncmp(group, "id:", 3) != 0)
+            return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
+                "CTEST_RESOURCE_GROUP_0_GPUS='%s' is invalid: expected id:N,slots:M", group);
+        return parse_index("CTEST_RESOURCE_GROUP_0_GPUS", group + 3, group, index);
     }
-    char *end = NULL;
-    errno = 0;
-    long value = strtol(env, &end, 10);
-    if (errno != 0 || end == env || *end != '\0' || value < 0 || value > INT_MAX)
-        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
-            "TOKITAI_HIP_DEVICE='%s' is invalid: expected a device index (0, 1, ...)", env);
-    *index = (int)value;
+    *index = 0;
     return TKH_OK;
 }
 

@@ -10,7 +10,10 @@
 extern "C" {
 #endif
 
-/* Select the device from the environment variable TOKITAI_HIP_DEVICE, else device 0. */
+/* Select the device from the environment: TOKITAI_HIP_DEVICE (an index) when set; else,
+ * in a test that ctest runs with a resource spec file, the GPU ctest gave its first
+ * resource group (CTEST_RESOURCE_GROUP_0_GPUS = "id:N,slots:M", the id being a device
+ * index: scripts/gpu-resource-spec.sh writes such a file); else device 0. */
 #define TKH_DEVICE_FROM_ENV (-1)
 
 /* What the runtime sees of one device, and whether it can be used. */
