@@ -43,8 +43,8 @@ fi
 if has test; then
   step ctest ctest --test-dir "$build" --output-on-failure --output-junit "$out/junit.xml"
   # the GPU tests again, spread by ctest over the GPUs a resource spec file declares
-  step ctest sh -c 'bash scripts/gpu-resource-spec.sh "$0" > "$1" && cat "$1"' "$tool" "$build/gpus.json"
-  step ctest ctest --test-dir "$build" -L gpu -j 4 --resource-spec-file "$build/gpus.json" \
+  step ctest sh -c 'bash scripts/gpu-resource-spec.sh "$0" > "$1" && cat "$1"' "$tool" "$PWD/$build/gpus.json"
+  step ctest ctest --test-dir "$build" -L gpu -j 4 --resource-spec-file "$PWD/$build/gpus.json" \
     --output-on-failure
   step ctest "$build/tests/test_gpu_runtime" # its counts: fault sites, sampled detection rate
   step ctest "$tool" info
