@@ -30,7 +30,6 @@ step() { # step LOG COMMAND...: runs, appends to $out/LOG.log, remembers a failu
 has() { [[ $phases == *" $1 "* ]]; }
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
-  git log -1 --format='%h %s' 2>/dev/null
   nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null
   rocminfo 2>/dev/null | grep -m1 -E 'Name: +gfx'
 } >> "$out/machine.txt"
