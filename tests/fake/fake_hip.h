@@ -1,0 +1,14 @@
+/* The fake HIP runtime's test interface (fake_hip.c). */
+#ifndef TKH_FAKE_HIP_H
+#define TKH_FAKE_HIP_H
+
+#include "tokitai_hip/hip_platform.h"
+
+typedef enum fake_kind {
+    FAKE_DEVICE_MEMORY, FAKE_PINNED_MEMORY, FAKE_STREAM, FAKE_EVENT, FAKE_KINDS
+} fake_kind;
+
+/* How many of 'kind' are allocated and not yet freed. */
+long fake_hip_live(fake_kind kind);
+
+#endif
