@@ -2,6 +2,7 @@
 /* Host entry points of the $(k.op.name) reduction over $(k.type.name) and the oracle check. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "$(ops_header)"
 #include "$(k.oracle_header)"
@@ -13,35 +14,56 @@ extern TKH_HIDDEN const tkh_kernel_info $(k.info);
 @ if k.compare == "sum_bound" then
 @   local acc_mant = t.compute == "double" and 53 or 24
 @   local V = 16 // (t.bits // 8)
+@   local R = t.compute == "double" and "long double" or "double"
 /* Float sums depend on the order of additions, so the device result is compared with an
- * accurate sum (compensated, in long double) within a bound: each path of the device's
- * tree adds at most depth = ceil(n / (grid * block)) + $(V + 1) + ceil(grid / block)
- * + 2 log2(block) terms (a thread's slice, rounded up to whole $(V)-element vectors plus one
- * tail element; the block tree; the final block), and each addition errs by at most
- * u = 2^-$(acc_mant) of the running magnitude, so
- * |device - sum| <= depth * u * sum|x| + the final rounding to $(t.name) + underflow. Any
- * NaN, or both infinities, must give NaN; one infinity must come out as itself. */
-TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+ * accurate sum within a bound: each path of the device's tree adds at most
+ * depth = ceil(n / (grid * block)) + $(V + 1) + ceil(grid / block) + 2 log2(block) terms (a
+ * thread's slice, rounded up to whole $(V)-element vectors plus one tail element; the block
+ * tree; the final block), and each addition errs by at most u = 2^-$(acc_mant) of the running
+ * magnitude, so |device - sum| <= depth * u * sum|x| + the final rounding to $(t.name) +
+ * underflow. Any NaN, or both infinities, must give NaN; one infinity must come out as
+ * itself. The reference is a compensated (Kahan-Babuska) sum in $(R), folded in parts
+ * that merge in long double: its error is far below the bound. */
+TKH_HIDDEN void $(k.check)_merge(tkh_fold *state, const tkh_fold *later)
 {
-    const $(S) *x = inputs[0];
-    long double sum = 0, comp = 0, mag = 0;
+    const long double a = state->sum, b = later->sum, s = a + b;
+    state->comp += later->comp + (fabsl(a) >= fabsl(b) ? (a - s) + b : (b - s) + a);
+    state->sum = s;
+    state->mag += later->mag;
+    state->nan |= later->nan;
+    state->pos_inf |= later->pos_inf;
+    state->neg_inf |= later->neg_inf;
+}
+
+TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state)
+{
+    const $(S) *x = input;
+    $(R) sum = 0, comp = 0, mag = 0;
     int nan = 0, pos_inf = 0, neg_inf = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const long double v = (long double)$(load(t, "x[i]"));
+    for (size_t i = 0; i < count; ++i) {
+        const $(R) v = ($(R))$(load(t, "x[i]"));
         if (isnan(v)) {
             nan = 1;
         } else if (isinf(v)) {
             pos_inf |= v > 0;
             neg_inf |= v < 0;
-        } else { /* Kahan-Babuska: the reference is far more accurate than the bound */
-            const long double s = sum + v;
-            comp += fabsl(sum) >= fabsl(v) ? (sum - s) + v : (v - s) + sum;
+        } else {
+            const $(R) s = sum + v;
+            comp += fabs(sum) >= fabs(v) ? (sum - s) + v : (v - s) + sum;
             sum = s;
-            mag += fabsl(v);
+            mag += fabs(v);
         }
     }
-    sum += comp;
+    const tkh_fold part = { .sum = sum, .comp = comp, .mag = mag, .nan = nan, .pos_inf = pos_inf,
+        .neg_inf = neg_inf };
+    $(k.check)_merge(state, &part);
+}
+
+TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size_t n,
+    unsigned grid, unsigned block, char *detail, size_t detail_size)
+{
+    const long double sum = state->sum + state->comp, mag = state->mag;
+    const int nan = state->nan, pos_inf = state->pos_inf, neg_inf = state->neg_inf;
     const long double got = (long double)$(load(t, "((const " .. S .. " *)out)[0]"));
     unsigned levels = 0;
     while ((1u << levels) < block)
@@ -70,16 +92,42 @@ TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t 
     return 0;
 }
 @ else
-/* $(k.op.name) is exact and independent of the order: fold the elements in order. */
-TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
+/* $(k.op.name) is exact and independent of the order: parts fold in order from the
+ * identity, and merge with the same combine step. */
+_Static_assert(sizeof($(A)) <= sizeof(((tkh_fold *)0)->acc), "the accumulator fits a tkh_fold");
+
+TKH_HIDDEN void $(k.check)_merge(tkh_fold *state, const tkh_fold *later)
+{
+    if (!later->started)
+        return;
+    $(A) a = $(k.identity_fn)(), b;
+    if (state->started)
+        memcpy(&a, state->acc, sizeof a);
+    memcpy(&b, later->acc, sizeof b);
+    a = $(k.oracle)(a, b);
+    memcpy(state->acc, &a, sizeof a);
+    state->started = 1;
+}
+
+TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state)
+{
+    const $(S) *x = input;
+    $(A) acc = $(k.identity_fn)();
+    for (size_t i = 0; i < count; ++i)
+        acc = $(k.oracle)(acc, $(load(t, "x[i]")));
+    tkh_fold part = { .started = 1 };
+    memcpy(part.acc, &acc, sizeof acc);
+    $(k.check)_merge(state, &part);
+}
+
+TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size_t n,
     unsigned grid, unsigned block, char *detail, size_t detail_size)
 {
     (void)grid;
     (void)block;
-    const $(S) *x = inputs[0];
     $(A) acc = $(k.identity_fn)();
-    for (size_t i = 0; i < n; ++i)
-        acc = $(k.oracle)(acc, $(load(t, "x[i]")));
+    if (state->started)
+        memcpy(&acc, state->acc, sizeof acc);
     const $(S) want = $(store(t, "acc"));
     const $(S) got = ((const $(S) *)out)[0];
     if ($(prefix)_same_$(t.name)(got, want))
@@ -91,6 +139,15 @@ TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t 
     return 0;
 }
 @ end
+
+/* The whole check on one thread: fold everything, then compare. */
+TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
+    unsigned grid, unsigned block, char *detail, size_t detail_size)
+{
+    tkh_fold state = { 0 };
+    $(k.check)_fold(inputs[0], n, &state);
+    return $(k.check)_finish(&state, out, n, grid, block, detail, detail_size);
+}
 
 tkh_status $(k.entry)(tkh_context *ctx, const $(S) *in, $(S) *out, size_t n, tkh_report *report)
 {

@@ -19,6 +19,11 @@ static const char *const evidence[] = $(list(contract.required_evidence));
 @ for _, k in ipairs(kernels) do
 TKH_HIDDEN int $(k.launch)(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t $(k.check)(const void *const *, const void *, size_t, unsigned, unsigned, char *, size_t);
+@   if k.op.shape == "reduction" then
+TKH_HIDDEN void $(k.check)_fold(const void *, size_t, tkh_fold *);
+TKH_HIDDEN void $(k.check)_merge(tkh_fold *, const tkh_fold *);
+TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *, const void *, size_t, unsigned, unsigned, char *, size_t);
+@   end
 static const char *const $(k.id)_obligations[] = $(list(contract.obligations(k), k.op.obligations));
 static const char *const $(k.id)_degradations[] = $(list(k.degradations));
 static const char *const $(k.id)_non_claims[] = $(list(contract.non_claims, k.op.non_claims));
@@ -52,6 +57,11 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .non_claims = $(k.id)_non_claims,
     .launch = $(k.launch),
     .check = $(k.check),
+@   if k.op.shape == "reduction" then
+    .fold = $(k.check)_fold,
+    .merge = $(k.check)_merge,
+    .finish = $(k.check)_finish,
+@   end
 };
 
 @ end

@@ -150,13 +150,58 @@ int tkhi_oracle_range(tkhi_oracle *o, const void *const *inputs, const void *out
     return bad;
 }
 
-int tkhi_oracle_reduction(tkhi_oracle *o, const void *const *inputs, const void *out, size_t n,
+int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const void *out, size_t n,
     unsigned grid, unsigned block)
 {
+    const tkh_kernel_info *k = o->kernel;
     if (o->policy.mode == TKH_ORACLE_OFF)
         return 0;
     o->compared = 1;
-    if (o->kernel->check(inputs, out, n, grid, block, o->detail, sizeof o->detail) == n)
+    for (unsigned p = 1; p < count; ++p)
+        k->merge(&folds[0], &folds[p]);
+    if (k->finish(&folds[0], out, n, grid, block, o->detail, sizeof o->detail) == n)
+        return 0;
+    o->bad = 0;
+    return 1;
+}
+
+typedef struct fold_job {
+    const tkh_kernel_info *kernel;
+    const unsigned char *input;
+    size_t n;
+    tkh_fold parts[TKHI_CREW_MAX];
+} fold_job;
+
+static void fold_part(void *arg, unsigned part, unsigned parts)
+{
+    fold_job *job = arg;
+    size_t lo, hi;
+    tkhi_split(job->n, job->n, part, parts, &lo, &hi);
+    job->kernel->fold(job->input + lo * job->kernel->elem_size, hi - lo, &job->parts[part]);
+}
+
+int tkhi_oracle_reduction(tkhi_oracle *o, const void *const *inputs, const void *out, size_t n,
+    unsigned grid, unsigned block)
+{
+    const tkh_kernel_info *k = o->kernel;
+    if (o->policy.mode == TKH_ORACLE_OFF)
+        return 0;
+    o->compared = 1;
+    fold_job *job = o->crew != NULL && k->fold != NULL ? calloc(1, sizeof *job) : NULL;
+    size_t verdict;
+    if (job == NULL) { /* one thread: the plain check */
+        verdict = k->check(inputs, out, n, grid, block, o->detail, sizeof o->detail);
+    } else { /* the crew folds a part each; the parts merge in order */
+        job->kernel = k;
+        job->input = inputs[0];
+        job->n = n;
+        tkhi_crew_run(o->crew, fold_part, job);
+        for (unsigned p = 1; p < o->crew->size; ++p)
+            k->merge(&job->parts[0], &job->parts[p]);
+        verdict = k->finish(&job->parts[0], out, n, grid, block, o->detail, sizeof o->detail);
+        free(job);
+    }
+    if (verdict == n)
         return 0;
     o->bad = 0;
     return 1;

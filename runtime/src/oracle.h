@@ -40,9 +40,13 @@ TKH_HIDDEN void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *in
 TKH_HIDDEN int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle_part *parts,
     unsigned count);
 
-/* A reduction's one output (fully checked under any policy but off). Returns 1 when it
- * differs. */
+/* A reduction's one output (fully checked under any policy but off), folded over the
+ * crew when there is one. Returns 1 when it differs. */
 TKH_HIDDEN int tkhi_oracle_reduction(tkhi_oracle *o, const void *const *inputs, const void *out,
+    size_t n, unsigned grid, unsigned block);
+
+/* The same from folds the caller made (count of them, in input order), merged here. */
+TKH_HIDDEN int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const void *out,
     size_t n, unsigned grid, unsigned block);
 
 TKH_HIDDEN void tkhi_oracle_end(tkhi_oracle *o);

@@ -33,11 +33,14 @@ typedef struct run {
     void *out;
     size_t n;
     tkhi_sizes bytes;
+    size_t chunk_bytes;     /* of each input per chunk, for this call (call_chunk_bytes) */
     size_t corrupt_index;   /* the test hook, taken from the context for this call */
     unsigned corrupt_bit;
     unsigned grid, block;   /* of the first (or only) launch */
     tkhi_oracle oracle;
     tkhi_crew *crew;        /* NULL for small inputs */
+    tkh_fold *folds;        /* reductions: the oracle's state per crew part, or NULL */
+    int folded;             /* the folds cover the whole input */
     tkh_report *report;
 } run;
 
@@ -233,49 +236,62 @@ static tkh_status run_chunked(run *r, size_t chunk)
     return st;
 }
 
+/* Stages elements [first, first + count) of a reduction's input into pinned memory, part
+ * by part, and folds each part into that part's oracle state while it is in cache. */
 typedef struct stage_job {
-    const unsigned char *src;
+    const tkh_kernel_info *kernel;
+    const unsigned char *src;  /* at element first */
     unsigned char *dst;
-    size_t chunk, bytes;
+    size_t chunk, count;       /* elements per full chunk; in this one */
+    tkh_fold *folds;           /* one per part, or NULL when the oracle is off */
 } stage_job;
 
 static void stage_part(void *arg, unsigned part, unsigned parts)
 {
     const stage_job *s = arg;
+    const size_t size = s->kernel->elem_size;
     size_t lo, hi;
-    tkhi_split(s->chunk, s->bytes, part, parts, &lo, &hi);
-    memcpy(s->dst + lo, s->src + lo, hi - lo);
+    tkhi_split(s->chunk, s->count, part, parts, &lo, &hi);
+    memcpy(s->dst + lo * size, s->src + lo * size, (hi - lo) * size);
+    if (s->folds != NULL && hi > lo)
+        s->kernel->fold(s->src + lo * size, hi - lo, &s->folds[part]);
 }
 
-/* Copies the reduction's input to dev (whole), staged in chunks when it is large. */
-static tkh_status reduction_input(run *r, unsigned char *dev, size_t chunk_bytes)
+/* Copies the reduction's input to dev (whole), staged in chunks when it is large; then
+ * *folded says whether the oracle's folds (r->folds) cover the input. */
+static tkh_status reduction_input(run *r, unsigned char *dev, size_t chunk_bytes, int *folded)
 {
     tkhi_slot *slots = r->ctx->slots;
+    const tkh_kernel_info *k = r->kernel;
+    *folded = 0;
     if (r->bytes.in <= chunk_bytes) {
         int err = tkhi_copy_to_device(r->ctx, dev, r->inputs[0], r->bytes.in, slots[0].stream);
         return err == 0 ? TKH_OK : copy_failed(r, err, tkhi_input_names[0]);
     }
+    const size_t chunk = chunk_bytes / k->elem_size;
     tkh_status st = TKH_OK;
     for (int s = 0; s < TKHI_SLOTS && st == TKH_OK; ++s)
-        st = tkhi_pinned_buffer(r->ctx, &slots[s].pinned_in[0], chunk_bytes, "staging an input");
-    for (size_t off = 0, c = 0; off < r->bytes.in && st == TKH_OK; off += chunk_bytes, ++c) {
+        st = tkhi_pinned_buffer(r->ctx, &slots[s].pinned_in[0], chunk * k->elem_size, "staging an input");
+    for (size_t first = 0, c = 0; first < r->n && st == TKH_OK; first += chunk, ++c) {
         tkhi_slot *slot = &slots[c % TKHI_SLOTS];
         int err = c >= TKHI_SLOTS ? tkhi_event_wait(r->ctx, slot->done) : 0;
         if (err != 0)
             return sync_failed(r, err);
-        stage_job job = { (const unsigned char *)r->inputs[0] + off, slot->pinned_in[0].ptr, chunk_bytes,
-            r->bytes.in - off < chunk_bytes ? r->bytes.in - off : chunk_bytes };
+        stage_job job = { k, (const unsigned char *)r->inputs[0] + first * k->elem_size,
+            slot->pinned_in[0].ptr, chunk, r->n - first < chunk ? r->n - first : chunk, r->folds };
         if (r->crew)
             tkhi_crew_run(r->crew, stage_part, &job);
         else
             stage_part(&job, 0, 1);
-        err = tkhi_copy_to_device(r->ctx, dev + off, job.dst, job.bytes, slot->stream);
+        err = tkhi_copy_to_device(r->ctx, dev + first * k->elem_size, job.dst, job.count * k->elem_size,
+            slot->stream);
         if (err != 0)
             return copy_failed(r, err, tkhi_input_names[0]);
         err = tkhi_event_record(r->ctx, slot->done, slot->stream);
         if (err != 0)
             return sync_failed(r, err);
     }
+    *folded = r->folds != NULL;
     /* The kernel runs on slot 0's stream: wait for the copies on the other one. */
     int err = st == TKH_OK ? tkhi_stream_wait(r->ctx, slots[1].stream) : 0;
     return err == 0 ? st : sync_failed(r, err);
@@ -296,7 +312,7 @@ static tkh_status run_reduction(run *r, void *result)
         return st;
     tkhi_evidence(r->report, "using a device buffer of %zu bytes for the input on device %d (%s)",
         r->bytes.in, ctx->device.selected, ctx->device.arch);
-    st = reduction_input(r, slot->dev_in[0].ptr, ctx->chunk_bytes);
+    st = reduction_input(r, slot->dev_in[0].ptr, r->chunk_bytes, &r->folded);
     const void *d_in[1] = { slot->dev_in[0].ptr };
     if (st == TKH_OK)
         st = tkhi_enqueue(ctx, r->kernel, d_in, slot->dev_out.ptr, r->n, r->grid, r->block,
@@ -313,6 +329,15 @@ static tkh_status run_reduction(run *r, void *result)
         tkhi_evidence(r->report, "copied the input in, ran %s with grid %u x block %u, copied the output back",
             r->kernel->symbol, r->grid, r->block);
     return st;
+}
+
+/* Inputs of a few MiB go through the pipeline too, in at least four chunks of at least
+ * 1 MiB, so that their staging and checking overlap the transfers; the context's chunk
+ * size caps it. Inputs up to one chunk are copied straight. */
+static size_t call_chunk_bytes(const tkh_context *ctx, size_t in_bytes)
+{
+    const size_t quarter = in_bytes / 4 > ((size_t)1 << 20) ? in_bytes / 4 : (size_t)1 << 20;
+    return quarter < ctx->chunk_bytes ? quarter : ctx->chunk_bytes;
 }
 
 static void begin_report(tkh_report *r, const tkh_context *ctx, const tkh_kernel_info *kernel,
@@ -378,10 +403,12 @@ static tkh_status run_locked(run *r, void *result)
     tkh_context *ctx = r->ctx;
     pthread_mutex_lock(&ctx->lock);
     const tkh_oracle_policy policy = ctx->oracle;
+    if (policy.mode == TKH_ORACLE_OFF)
+        r->folds = NULL;
     r->corrupt_index = ctx->corrupt_index;
     r->corrupt_bit = ctx->corrupt_bit;
     ctx->corrupt_index = SIZE_MAX;
-    size_t chunk = ctx->chunk_bytes / r->kernel->elem_size;
+    const size_t chunk = r->chunk_bytes / r->kernel->elem_size;
     tkh_status st = tkhi_oracle_begin(&r->oracle, r->kernel, &policy, r->n, r->crew);
     if (r->report != NULL) {
         r->report->oracle_mode = policy.mode;
@@ -401,7 +428,9 @@ static tkh_status run_locked(run *r, void *result)
             if (ctx->slots[s].stream != NULL)
                 tkhi_stream_drain(ctx->slots[s].stream);
     pthread_mutex_unlock(&ctx->lock);
-    if (st == TKH_OK && r->kernel->out_count)
+    if (st == TKH_OK && r->folded)
+        tkhi_oracle_folded(&r->oracle, r->folds, r->crew ? r->crew->size : 1, result, r->n, r->grid, r->block);
+    else if (st == TKH_OK && r->kernel->out_count)
         tkhi_oracle_reduction(&r->oracle, r->inputs, result, r->n, r->grid, r->block);
     else if (st == TKH_OK && whole)
         tkhi_oracle_range(&r->oracle, r->inputs, result, 0, r->n);
@@ -428,7 +457,8 @@ tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
     int aliased = 0;
     for (unsigned i = 0; i < input_count; ++i)
         aliased |= inputs[i] == out;
-    const int chunked = kernel->out_count == 0 && r.bytes.in > ctx->chunk_bytes;
+    r.chunk_bytes = call_chunk_bytes(ctx, r.bytes.in);
+    const int chunked = kernel->out_count == 0 && r.bytes.in > r.chunk_bytes;
     unsigned char small[8];
     void *result = kernel->out_count ? (void *)small : out;
     if (aliased && !chunked && !kernel->out_count && (result = malloc(r.bytes.out)) == NULL)
@@ -441,6 +471,12 @@ tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
         const unsigned most = tkhi_crew_default_size();
         tkhi_crew_start(&crew, helpers + 1 < most ? (unsigned)helpers + 1 : most);
         r.crew = &crew;
+    }
+    /* A reduction's oracle folds the input while the crew stages it. */
+    tkh_fold folds[TKHI_CREW_MAX];
+    if (kernel->fold != NULL && r.bytes.in > r.chunk_bytes) {
+        memset(folds, 0, sizeof folds);
+        r.folds = folds;
     }
     st = run_locked(&r, result);
     if (r.crew)

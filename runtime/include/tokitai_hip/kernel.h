@@ -26,6 +26,26 @@ typedef int (*tkh_launch_fn)(const void *const *inputs, void *out, size_t n, uns
 typedef size_t (*tkh_check_fn)(const void *const *inputs, const void *out, size_t n,
     unsigned grid, unsigned block, char *detail, size_t detail_size);
 
+/* A reduction oracle's state over a run of input elements, so that threads can fold
+ * parts of the input and merge them. Start from all zero bytes. */
+typedef struct tkh_fold {
+    long double sum, comp, mag;   /* bounded float sums: compensated sum, sum of |x| */
+    int nan, pos_inf, neg_inf;    /* ... and what they met */
+    int started;                  /* exact reductions: acc holds a value */
+    unsigned char acc[16];        /* exact reductions: the accumulator (compute type) */
+} tkh_fold;
+
+/* Folds input elements [0, count) into *state. */
+typedef void (*tkh_fold_fn)(const void *input, size_t count, tkh_fold *state);
+
+/* Folds *later (over input after that of *state) into *state. */
+typedef void (*tkh_merge_fn)(tkh_fold *state, const tkh_fold *later);
+
+/* Compares a reduction's output with the folded state of all n inputs, like
+ * tkh_check_fn: n when it agrees, else 0 with what differed in detail. */
+typedef size_t (*tkh_finish_fn)(const tkh_fold *state, const void *out, size_t n, unsigned grid,
+    unsigned block, char *detail, size_t detail_size);
+
 /* One generated kernel and its contract. Lists are NULL-terminated. */
 typedef struct tkh_kernel_info {
     const char *catalog;              /* "core", or a downstream catalog's name */
@@ -57,6 +77,9 @@ typedef struct tkh_kernel_info {
     const char *const *non_claims;
     tkh_launch_fn launch;
     tkh_check_fn check;
+    tkh_fold_fn fold;                 /* reductions: the check in parts; NULL otherwise */
+    tkh_merge_fn merge;
+    tkh_finish_fn finish;
 } tkh_kernel_info;
 
 typedef struct tkh_registry {

@@ -1,9 +1,10 @@
 /* What generated oracle headers need to compile both as CPU code (C11) and as device
  * code (HIP or CUDA): fixed-width types, math, a host-and-device mark, and the f16 and
  * bf16 conversions. f16 and bf16 are stored as bits and computed in f32, rounding to
- * nearest even. The host converts in software; device code uses the hardware's
- * conversion instructions where there are some, which give the same bits except for
- * NaN payloads (any NaN compares equal to any NaN, docs/semantics.md). */
+ * nearest even. The host converts in software, or with F16C where the build enables it;
+ * device code uses the hardware's conversion instructions where there are some. All give
+ * the same bits except for NaN payloads (any NaN compares equal to any NaN,
+ * docs/semantics.md). */
 #ifndef TOKITAI_HIP_SCALAR_H
 #define TOKITAI_HIP_SCALAR_H
 
@@ -69,6 +70,19 @@ __device__ static inline uint16_t tkh_f32_to_f16_hw(float f)
     uint16_t h;
     __builtin_memcpy(&h, &x, sizeof h);
     return h;
+}
+#elif defined(__F16C__) && !defined(__CUDACC__) && !defined(__HIPCC__)
+/* Host code built with F16C (x86-64 since 2012; CMake option TOKITAI_HIP_HOST_F16C): the
+ * CPU's conversions, which round the same way. */
+#include <immintrin.h>
+#define TKH_F16_HARDWARE 1
+static inline float tkh_f16_to_f32_hw(uint16_t h)
+{
+    return _cvtsh_ss(h);
+}
+static inline uint16_t tkh_f32_to_f16_hw(float f)
+{
+    return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
 }
 #endif
 

@@ -122,6 +122,9 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8 = {
 
 TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *, const void *, size_t, unsigned, unsigned, char *, size_t);
+TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *, size_t, tkh_fold *);
+TKH_HIDDEN void tkhi_check_sum_f32_merge(tkh_fold *, const tkh_fold *);
+TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *, const void *, size_t, unsigned, unsigned, char *, size_t);
 static const char *const sum_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const sum_f32_degradations[] = { NULL };
 static const char *const sum_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
@@ -155,6 +158,9 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32 = {
     .non_claims = sum_f32_non_claims,
     .launch = tkhk_sum_f32_launch,
     .check = tkhi_check_sum_f32,
+    .fold = tkhi_check_sum_f32_fold,
+    .merge = tkhi_check_sum_f32_merge,
+    .finish = tkhi_check_sum_f32_finish,
 };
 
 static const tkh_kernel_info *const kernels[] = {

@@ -2,6 +2,7 @@
 /* Host entry points of the sum reduction over f32 and the oracle check. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "tokitai_hip/core_ops.h"
 #include "tokitai_hip/core_oracle/sum_f32.h"
@@ -10,34 +11,54 @@
 extern TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32;
 
 /* Float sums depend on the order of additions, so the device result is compared with an
- * accurate sum (compensated, in long double) within a bound: each path of the device's
- * tree adds at most depth = ceil(n / (grid * block)) + 5 + ceil(grid / block)
- * + 2 log2(block) terms (a thread's slice, rounded up to whole 4-element vectors plus one
- * tail element; the block tree; the final block), and each addition errs by at most
- * u = 2^-24 of the running magnitude, so
- * |device - sum| <= depth * u * sum|x| + the final rounding to f32 + underflow. Any
- * NaN, or both infinities, must give NaN; one infinity must come out as itself. */
-TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+ * accurate sum within a bound: each path of the device's tree adds at most
+ * depth = ceil(n / (grid * block)) + 5 + ceil(grid / block) + 2 log2(block) terms (a
+ * thread's slice, rounded up to whole 4-element vectors plus one tail element; the block
+ * tree; the final block), and each addition errs by at most u = 2^-24 of the running
+ * magnitude, so |device - sum| <= depth * u * sum|x| + the final rounding to f32 +
+ * underflow. Any NaN, or both infinities, must give NaN; one infinity must come out as
+ * itself. The reference is a compensated (Kahan-Babuska) sum in double, folded in parts
+ * that merge in long double: its error is far below the bound. */
+TKH_HIDDEN void tkhi_check_sum_f32_merge(tkh_fold *state, const tkh_fold *later)
 {
-    const float *x = inputs[0];
-    long double sum = 0, comp = 0, mag = 0;
+    const long double a = state->sum, b = later->sum, s = a + b;
+    state->comp += later->comp + (fabsl(a) >= fabsl(b) ? (a - s) + b : (b - s) + a);
+    state->sum = s;
+    state->mag += later->mag;
+    state->nan |= later->nan;
+    state->pos_inf |= later->pos_inf;
+    state->neg_inf |= later->neg_inf;
+}
+
+TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *input, size_t count, tkh_fold *state)
+{
+    const float *x = input;
+    double sum = 0, comp = 0, mag = 0;
     int nan = 0, pos_inf = 0, neg_inf = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const long double v = (long double)x[i];
+    for (size_t i = 0; i < count; ++i) {
+        const double v = (double)x[i];
         if (isnan(v)) {
             nan = 1;
         } else if (isinf(v)) {
             pos_inf |= v > 0;
             neg_inf |= v < 0;
-        } else { /* Kahan-Babuska: the reference is far more accurate than the bound */
-            const long double s = sum + v;
-            comp += fabsl(sum) >= fabsl(v) ? (sum - s) + v : (v - s) + sum;
+        } else {
+            const double s = sum + v;
+            comp += fabs(sum) >= fabs(v) ? (sum - s) + v : (v - s) + sum;
             sum = s;
-            mag += fabsl(v);
+            mag += fabs(v);
         }
     }
-    sum += comp;
+    const tkh_fold part = { .sum = sum, .comp = comp, .mag = mag, .nan = nan, .pos_inf = pos_inf,
+        .neg_inf = neg_inf };
+    tkhi_check_sum_f32_merge(state, &part);
+}
+
+TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *state, const void *out, size_t n,
+    unsigned grid, unsigned block, char *detail, size_t detail_size)
+{
+    const long double sum = state->sum + state->comp, mag = state->mag;
+    const int nan = state->nan, pos_inf = state->pos_inf, neg_inf = state->neg_inf;
     const long double got = (long double)((const float *)out)[0];
     unsigned levels = 0;
     while ((1u << levels) < block)
@@ -64,6 +85,15 @@ TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *inputs, const void *out,
     snprintf(detail, detail_size, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
         g, sum, bound, n, depth);
     return 0;
+}
+
+/* The whole check on one thread: fold everything, then compare. */
+TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *inputs, const void *out, size_t n,
+    unsigned grid, unsigned block, char *detail, size_t detail_size)
+{
+    tkh_fold state = { 0 };
+    tkhi_check_sum_f32_fold(inputs[0], n, &state);
+    return tkhi_check_sum_f32_finish(&state, out, n, grid, block, detail, detail_size);
 }
 
 tkh_status tkh_sum_f32(tkh_context *ctx, const float *in, float *out, size_t n, tkh_report *report)
