@@ -18,4 +18,11 @@ function M.rethrow(e)
   M.raise("%s", tostring(e))
 end
 
+-- Lua's loader says where a syntax error is, but not that a chunk is binary: every
+-- message names the file and a line.
+function M.located(message, name)
+  if message:find(name, 1, true) then return message end
+  return name .. ":1: " .. message
+end
+
 return M

@@ -199,6 +199,8 @@ local function validate(shape, def, where, seen, filter)
   return op
 end
 
+local INSTRUCTION_BUDGET = 100000000 -- VM instructions: about a second
+
 -- Loads op files in order. filter.types / filter.ops: nil, or sets of names to keep.
 -- Returns the list of ops (an op filtered out entirely keeps an empty kernel list).
 function M.load(paths, filter)
@@ -218,8 +220,15 @@ function M.load(paths, filter)
     local text = f:read("a")
     f:close()
     local chunk, cerr = load(text, "@" .. path, "t", env)
-    if not chunk then errors.raise("%s", cerr) end
+    if not chunk then errors.raise("%s", errors.located(cerr, path)) end
+    -- An op file is a description: one that runs this long is stuck in a loop.
+    debug.sethook(function()
+      local info = debug.getinfo(2, "Sl")
+      error(string.format("%s:%d: the op file ran for more than %d instructions",
+        info.short_src, info.currentline, INSTRUCTION_BUDGET), 0)
+    end, "", INSTRUCTION_BUDGET)
     local ok, rerr = pcall(chunk)
+    debug.sethook()
     if not ok then errors.rethrow(rerr) end
   end
   return ops

@@ -6,6 +6,8 @@
 -- Each template line becomes exactly one line of the compiled chunk, so a Lua error
 -- reads 'templates/elementwise.hip.tpl:12: ...'. '@' cannot start a C, HIP or JSON line,
 -- unlike Penlight's '#', which clashes with '#include'.
+local errors = require "tkh.errors"
+
 local M = {}
 
 local function text_to_lua(line, where)
@@ -62,8 +64,22 @@ function M.compile(text, name)
       return tostring(v)
     end
     local chunk, err = load(source, "@" .. name, "t", env)
-    if not chunk then error(err, 0) end
-    chunk()
+    if not chunk then error(errors.located(err, name), 0) end
+    -- An error raised inside a C function (an iterator over nil, say) has no position:
+    -- give it the template line that was running.
+    local ok, rerr = xpcall(chunk, function(e)
+      local message = tostring(e)
+      if message:find(name, 1, true) then return message end
+      for level = 2, 64 do
+        local info = debug.getinfo(level, "Sl")
+        if not info then break end
+        if info.source == "@" .. name and info.currentline > 0 then
+          return string.format("%s:%d: %s", name, info.currentline, message)
+        end
+      end
+      return errors.located(message, name)
+    end)
+    if not ok then error(rerr, 0) end
     return table.concat(buf)
   end
 end

@@ -1,0 +1,1 @@
+elementwise { name = "x", arity = 2 
