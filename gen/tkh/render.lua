@@ -181,8 +181,8 @@ function M.write(out_dir, files)
       local h, err = io.open(tmp, "wb")
       if not h then errors.raise("cannot write %s: %s", tmp, err) end
       local ok, werr = h:write(f.content)
-      h:close()
-      if not ok then os.remove(tmp); errors.raise("cannot write %s: %s", tmp, werr) end
+      local closed, cerr = h:close() -- a full disk may only show when the buffer is flushed
+      if not (ok and closed) then os.remove(tmp); errors.raise("cannot write %s: %s", tmp, werr or cerr) end
       local renamed, rerr = os.rename(tmp, path)
       if not renamed then os.remove(tmp); errors.raise("cannot replace %s: %s", path, rerr) end
       changed = changed + 1
