@@ -1,0 +1,203 @@
+/* Elementwise runs of the host path: one chunk straight from the caller's memory, or many
+ * through pinned staging, two in flight on two streams, while the crew copies the next
+ * chunk in and checks and copies out the one before. Also the failures and the test hook
+ * both kinds of run share. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_path.h"
+#include "platform.h"
+#include "workspace.h"
+
+tkh_status tkhi_run_sync_failed(const run *r, int err)
+{
+    return tkhi_fail_runtime(TKH_ERR_SYNC, err, "running %s on device %d failed (copies and kernel)",
+        r->kernel->symbol, r->ctx->device.selected);
+}
+
+tkh_status tkhi_run_copy_failed(const run *r, int err, const char *what)
+{
+    return tkhi_fail_runtime(TKH_ERR_COPY, err, "copying %s on device %d failed", what,
+        r->ctx->device.selected);
+}
+
+/* Test hook: flip one bit of output element 'index' of d_out (covering outputs
+ * [first, first + count)) once the kernel has run on 'stream'. */
+tkh_status tkhi_run_corrupt(run *r, unsigned char *d_out, size_t first, size_t count, void *stream)
+{
+    if (r->corrupt_index < first || r->corrupt_index - first >= count)
+        return TKH_OK;
+    const size_t size = r->kernel->elem_size, index = r->corrupt_index;
+    const unsigned bit = r->corrupt_bit % (unsigned)(size * 8);
+    unsigned char element[8] = { 0 };
+    unsigned char *d = d_out + (index - first) * size;
+    r->corrupt_index = SIZE_MAX;
+    int err = tkhi_copy_to_host(r->ctx, element, d, size, stream);
+    if (err == 0)
+        err = tkhi_stream_wait(r->ctx, stream);
+    element[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+    if (err == 0)
+        err = tkhi_copy_to_device(r->ctx, d, element, size, stream);
+    if (err != 0)
+        return tkhi_run_copy_failed(r, err, "for the corruption test hook");
+    tkhi_evidence(r->report, "test hook: flipped bit %u of output element %zu on the device", bit, index);
+    return TKH_OK;
+}
+
+/* Enqueues copies in, the kernel and the copy out of outputs [first, first + count) on a
+ * slot's stream; the slot's event records the end. 'src' are the inputs at 'first'. */
+static tkh_status enqueue_chunk(run *r, tkhi_slot *slot, const void *const *src, void *dst,
+    size_t first, size_t count)
+{
+    const tkh_kernel_info *k = r->kernel;
+    const size_t bytes = count * k->elem_size;
+    for (unsigned a = 0; a < k->arity; ++a) {
+        int err = tkhi_copy_to_device(r->ctx, slot->dev_in[a].ptr, src[a], bytes, slot->stream);
+        if (err != 0)
+            return tkhi_run_copy_failed(r, err, tkhi_input_names[a]);
+    }
+    unsigned grid, block;
+    tkhi_launch_shape(r->ctx, k, count, &grid, &block);
+    if (first == 0) {
+        r->grid = grid;
+        r->block = block;
+    }
+    const void *d_in[TKHI_MAX_INPUTS] = { slot->dev_in[0].ptr, slot->dev_in[1].ptr, slot->dev_in[2].ptr };
+    tkh_status st = tkhi_enqueue(r->ctx, k, d_in, slot->dev_out.ptr, count, grid, block, NULL, slot->stream);
+    if (st == TKH_OK)
+        st = tkhi_run_corrupt(r, slot->dev_out.ptr, first, count, slot->stream);
+    if (st != TKH_OK)
+        return st;
+    int err = tkhi_copy_to_host(r->ctx, dst, slot->dev_out.ptr, bytes, slot->stream);
+    if (err != 0)
+        return tkhi_run_copy_failed(r, err, "out");
+    err = tkhi_event_record(r->ctx, slot->done, slot->stream);
+    return err == 0 ? TKH_OK : tkhi_run_sync_failed(r, err);
+}
+
+/* Slot buffers for chunks of 'count' elements; staged ones get pinned twins. */
+static tkh_status slot_buffers(run *r, tkhi_slot *slot, size_t count, int staged)
+{
+    const tkh_kernel_info *k = r->kernel;
+    const size_t bytes = count * k->elem_size;
+    tkh_status st = TKH_OK;
+    for (unsigned a = 0; a < k->arity && st == TKH_OK; ++a) {
+        st = tkhi_device_buffer(r->ctx, &slot->dev_in[a], bytes, tkhi_input_names[a]);
+        if (st == TKH_OK && staged)
+            st = tkhi_pinned_buffer(r->ctx, &slot->pinned_in[a], bytes, "staging an input");
+    }
+    if (st == TKH_OK)
+        st = tkhi_device_buffer(r->ctx, &slot->dev_out, bytes, "out");
+    if (st == TKH_OK && staged)
+        st = tkhi_pinned_buffer(r->ctx, &slot->pinned_out, bytes, "staging the output");
+    return st;
+}
+
+/* Elementwise, one chunk: straight from and to the caller's memory ('result' is out, or a
+ * staging copy when out is also an input). */
+tkh_status tkhi_run_whole(run *r, void *result)
+{
+    tkhi_slot *slot = &r->ctx->slots[0];
+    tkh_status st = slot_buffers(r, slot, r->n, 0);
+    if (st != TKH_OK)
+        return st;
+    tkhi_evidence(r->report, "using device buffers of %zu bytes per input and %zu for the output on device %d (%s)",
+        r->bytes.in, r->bytes.out, r->ctx->device.selected, r->ctx->device.arch);
+    st = enqueue_chunk(r, slot, r->inputs, result, 0, r->n);
+    int err = st == TKH_OK ? tkhi_stream_wait(r->ctx, slot->stream) : 0;
+    if (err != 0)
+        return tkhi_run_sync_failed(r, err);
+    if (st == TKH_OK)
+        tkhi_evidence(r->report, "copied %u input%s in, ran %s with grid %u x block %u, copied the output back",
+            r->kernel->arity, r->kernel->arity == 1 ? "" : "s", r->kernel->symbol, r->grid, r->block);
+    return st;
+}
+
+/* One step of the chunked pipeline on the crew: check and copy out chunk 'post' (if any),
+ * then copy chunk 'pre' (if any) into the same slot's staging. Both chunks are split
+ * alike, so no element is touched by two threads. */
+typedef struct step {
+    run *r;
+    tkhi_slot *slot;
+    size_t chunk;              /* elements per full chunk */
+    size_t post_first, post_count, pre_first, pre_count;
+    tkhi_oracle_part parts[TKHI_CREW_MAX];
+} step;
+
+static void step_part(void *arg, unsigned part, unsigned parts)
+{
+    step *s = arg;
+    run *r = s->r;
+    const tkh_kernel_info *k = r->kernel;
+    const size_t size = k->elem_size;
+    size_t lo, hi;
+    tkhi_split(s->chunk, s->post_count, part, parts, &lo, &hi);
+    const void *staged[TKHI_MAX_INPUTS] = { s->slot->pinned_in[0].ptr, s->slot->pinned_in[1].ptr,
+        s->slot->pinned_in[2].ptr };
+    tkhi_oracle_part_run(&r->oracle, staged, s->slot->pinned_out.ptr, s->post_first, lo, hi, &s->parts[part]);
+    memcpy((unsigned char *)r->out + (s->post_first + lo) * size,
+        (const unsigned char *)s->slot->pinned_out.ptr + lo * size, (hi - lo) * size);
+    tkhi_split(s->chunk, s->pre_count, part, parts, &lo, &hi);
+    for (unsigned a = 0; a < k->arity; ++a)
+        memcpy((unsigned char *)s->slot->pinned_in[a].ptr + lo * size,
+            (const unsigned char *)r->inputs[a] + (s->pre_first + lo) * size, (hi - lo) * size);
+}
+
+/* Elementwise over many chunks. Step c: wait for chunk c - 2's copy out, check and copy
+ * it out while staging chunk c in the same slot, then enqueue chunk c; chunk c - 1 runs
+ * on the device meanwhile. The oracle checks the staged inputs against the staged output
+ * (the bytes the device saw and wrote), before the output reaches 'out', so out may be an
+ * input. */
+tkh_status tkhi_run_chunked(run *r, size_t chunk)
+{
+    const size_t chunks = (r->n + chunk - 1) / chunk;
+    tkh_status st = TKH_OK;
+    for (int s = 0; s < TKHI_SLOTS && st == TKH_OK; ++s)
+        st = slot_buffers(r, &r->ctx->slots[s], chunk, 1);
+    if (st != TKH_OK)
+        return st;
+    tkhi_evidence(r->report, "staging through pinned memory in %zu chunks of up to %zu elements, %u host threads, on device %d (%s)",
+        chunks, chunk, r->crew ? r->crew->size : 1u, r->ctx->device.selected, r->ctx->device.arch);
+    step *job = malloc(sizeof *job);
+    if (job == NULL)
+        return tkhi_fail(TKH_ERR_HOST_ALLOC, "allocating %zu bytes for the pipeline failed", sizeof *job);
+    int mismatch = 0;
+    for (size_t c = 0; c < chunks + TKHI_SLOTS && st == TKH_OK && !mismatch; ++c) {
+        tkhi_slot *slot = &r->ctx->slots[c % TKHI_SLOTS];
+        *job = (step){ .r = r, .slot = slot, .chunk = chunk };
+        if (c >= TKHI_SLOTS) {
+            int err = tkhi_event_wait(r->ctx, slot->done);
+            if (err != 0) {
+                st = tkhi_run_sync_failed(r, err);
+                break;
+            }
+            job->post_first = (c - TKHI_SLOTS) * chunk;
+            job->post_count = r->n - job->post_first < chunk ? r->n - job->post_first : chunk;
+        }
+        if (c < chunks) {
+            job->pre_first = c * chunk;
+            job->pre_count = r->n - job->pre_first < chunk ? r->n - job->pre_first : chunk;
+        }
+        const unsigned parts = r->crew ? r->crew->size : 1;
+        if (r->crew)
+            tkhi_crew_run(r->crew, step_part, job);
+        else
+            step_part(job, 0, 1);
+        if (job->post_count)
+            mismatch = tkhi_oracle_merge(&r->oracle, job->post_first, job->parts, parts);
+        if (c < chunks && !mismatch) {
+            const void *staged[TKHI_MAX_INPUTS] = { slot->pinned_in[0].ptr, slot->pinned_in[1].ptr,
+                slot->pinned_in[2].ptr };
+            st = enqueue_chunk(r, slot, staged, slot->pinned_out.ptr, job->pre_first, job->pre_count);
+        }
+    }
+    free(job);
+    if (mismatch)
+        for (int s = 0; s < TKHI_SLOTS; ++s)
+            tkhi_stream_drain(r->ctx->slots[s].stream);
+    if (st == TKH_OK)
+        tkhi_evidence(r->report, "ran %s on each chunk (first: grid %u x block %u) and copied every chunk back",
+            r->kernel->symbol, r->grid, r->block);
+    return st;
+}
