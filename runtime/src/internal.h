@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tokitai_hip/tokitai_hip.h"
 
@@ -73,6 +74,10 @@ TKH_HIDDEN void tkhi_clear_error(void);
 
 /* Bounded formatting that always NUL-terminates (also on truncation). */
 TKH_HIDDEN void tkhi_copy(char *dst, size_t size, const char *src);
+
+/* The next number of splitmix64 from *state (the selftest's inputs, the sampled
+ * oracle's indices: both reproducible from a seed). */
+TKH_HIDDEN uint64_t tkhi_splitmix64(uint64_t *state);
 
 /* Frees everything the context cached; the caller holds the lock. */
 TKH_HIDDEN void tkhi_release_buffers(tkh_context *ctx);

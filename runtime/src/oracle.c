@@ -5,9 +5,9 @@
 
 #include "oracle.h"
 
-static uint64_t splitmix64(uint64_t *s)
+uint64_t tkhi_splitmix64(uint64_t *state)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
@@ -34,7 +34,7 @@ tkh_status tkhi_oracle_begin(tkhi_oracle *o, const tkh_kernel_info *kernel,
         return tkhi_fail(TKH_ERR_HOST_ALLOC, "allocating %zu sample indices failed", policy->samples);
     uint64_t state = policy->seed;
     for (size_t i = 0; i < policy->samples; ++i) /* modulo bias: at most n / 2^64 */
-        o->samples[i] = (size_t)(splitmix64(&state) % n);
+        o->samples[i] = (size_t)(tkhi_splitmix64(&state) % n);
     qsort(o->samples, policy->samples, sizeof(size_t), by_index);
     return TKH_OK;
 }

@@ -10,14 +10,6 @@
 
 #define POISON 0xA5
 
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Edge bit patterns of any width: 0, all ones (-1, max, NaN), the sign bit alone (MIN,
  * -0), all but the sign bit (MAX, NaN), 1 (the smallest subnormal). */
 static void edge(unsigned char *elem, size_t size, unsigned which)
@@ -35,7 +27,7 @@ static void edge(unsigned char *elem, size_t size, unsigned which)
 static void fill_moderate(const tkh_kernel_info *k, unsigned char *in, size_t n, uint64_t *s)
 {
     for (size_t i = 0; i < n; ++i) {
-        double v = (double)(next_random(s) >> 11) * 0x1p-52 - 1.0;
+        double v = (double)(tkhi_splitmix64(s) >> 11) * 0x1p-52 - 1.0;
         float f = (float)v;
         uint16_t h = strcmp(k->type, "f16") == 0 ? tkh_f32_to_f16(f) : tkh_f32_to_bf16(f);
         if (k->elem_size == 8)
@@ -56,7 +48,7 @@ static void fill_inputs(const tkh_kernel_info *k, unsigned char **in, size_t n, 
             continue;
         }
         for (size_t i = 0; i < bytes; i += 8) {
-            uint64_t r = next_random(s);
+            uint64_t r = tkhi_splitmix64(s);
             memcpy(in[a] + i, &r, bytes - i < 8 ? bytes - i : 8);
         }
     }
