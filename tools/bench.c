@@ -120,6 +120,32 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
         }
     }
 
+    /* Elementwise: the raw launcher at other grids (blocks per compute unit; the kernel's
+     * grid-stride loop covers n at any grid), against the entry point's own shape. */
+    char sweep[512] = "";
+    if (k->scratch_size == 0) {
+        static const unsigned per_unit[] = { 1, 2, 4, 8, 16, 32 };
+        const unsigned units = (unsigned)tkh_context_device(ctx)->compute_units;
+        size_t used = 0;
+        for (size_t m = 0; m < sizeof per_unit / sizeof per_unit[0] && units > 0; ++m) {
+            const unsigned g = units * per_unit[m];
+            for (int r = -3; r < reps; ++r) {
+                CHECK(hipEventRecord(start, NULL));
+                CHECK(k->launch(dev_inputs, d_out, n, g, block, NULL, NULL));
+                CHECK(hipEventRecord(stop, NULL));
+                CHECK(hipEventSynchronize(stop));
+                float ms = 0;
+                CHECK(hipEventElapsedTime(&ms, start, stop));
+                if (r >= 0)
+                    samples[r] = ms * 1e-3;
+            }
+            double med[3];
+            spread(samples, reps, med);
+            used += (size_t)snprintf(sweep + used, sizeof sweep - used, "%s{\"blocks_per_unit\": %u, \"tb_per_s\": %.6g}",
+                m ? ", " : "", per_unit[m], (double)(in_bytes * k->arity + out_bytes) / med[0] * 1e-12);
+        }
+    }
+
     /* Host path (oracle-checked) against a raw round trip over pageable memory. Every
      * byte crosses PCIe twice: few repetitions at large n keep a run short. */
     const int cap = n >= ((size_t)1 << 24) ? 5 : 20;
@@ -164,11 +190,12 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
            "   \"raw_round_trip_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g},"
            " \"host_path_ratio\": %.4g,\n"
            "   \"pinned_transfer_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g},"
-           " \"host_path_over_pinned\": %.4g}",
+           " \"host_path_over_pinned\": %.4g,\n"
+           "   \"grid_sweep\": [%s]}",
         first ? "" : ",\n", k->op, k->type, n, bytes, reps, device[0], device[1], device[2],
         bytes / device[0] * 1e-12, api_call, raw_call, api_call / raw_call, host[0], host[1], host[2],
         raw_trip[0], raw_trip[1], raw_trip[2], host[0] / raw_trip[0], pinned[0], pinned[1],
-        pinned[2], host[0] / pinned[0]);
+        pinned[2], host[0] / pinned[0], sweep);
     fflush(stdout);
     rc = 0;
     goto done;
