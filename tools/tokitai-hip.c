@@ -14,7 +14,8 @@
 static const char *const USAGE =
     "usage: tokitai-hip info [--device N] [--format md|json]\n"
     "       tokitai-hip list [--format text|json]\n"
-    "       tokitai-hip run OP TYPE --n N [--seed S] [--device N] [--format md|json]\n"
+    "       tokitai-hip run OP TYPE --n N [--seed S] [--oracle full|off|sampled:K] [--device N]\n"
+    "                                     [--format md|json]   (sampled: K outputs, seed S)\n"
     "       tokitai-hip selftest [--n N] [--seed S] [--device N]\n"
     "       tokitai-hip bench OPS TYPES [--sizes N,N...] [--reps R] [--device N]   (lists: add,sub)\n"
     "       tokitai-hip version\n";
@@ -30,6 +31,7 @@ static int usage_error(const char *fmt, const char *value)
 typedef struct options {
     const char *format;
     const char *sizes;
+    const char *oracle;
     int reps;
     int device;
     size_t n;
@@ -62,12 +64,13 @@ static int parse_options(int argc, char **argv, options *o)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t u = 0;
         if (strcmp(a, "--format") == 0 || strcmp(a, "--device") == 0 || strcmp(a, "--n") == 0
-            || strcmp(a, "--seed") == 0 || strcmp(a, "--sizes") == 0 || strcmp(a, "--reps") == 0) {
+            || strcmp(a, "--seed") == 0 || strcmp(a, "--sizes") == 0 || strcmp(a, "--reps") == 0
+            || strcmp(a, "--oracle") == 0) {
             if (v == NULL)
                 return usage_error("option %s needs a value", a);
             ++i;
-            if (strcmp(a, "--format") == 0 || strcmp(a, "--sizes") == 0) {
-                *(strcmp(a, "--format") == 0 ? &o->format : &o->sizes) = v;
+            if (strcmp(a, "--format") == 0 || strcmp(a, "--sizes") == 0 || strcmp(a, "--oracle") == 0) {
+                *(strcmp(a, "--format") == 0 ? &o->format : strcmp(a, "--sizes") == 0 ? &o->sizes : &o->oracle) = v;
                 continue;
             }
             if (!parse_u64(v, &u))
@@ -197,6 +200,26 @@ static void fill_random(unsigned char *buf, size_t bytes, uint64_t *state)
     }
 }
 
+/* --oracle full | off | sampled:K (indices from the run's seed). Returns 0, or 2 after a
+ * usage message. */
+static int parse_oracle(const options *o, uint64_t seed, tkh_oracle_policy *policy)
+{
+    *policy = (tkh_oracle_policy){ TKH_ORACLE_FULL, 0, seed };
+    uint64_t k = 0;
+    if (o->oracle == NULL || strcmp(o->oracle, "full") == 0)
+        return 0;
+    if (strcmp(o->oracle, "off") == 0) {
+        policy->mode = TKH_ORACLE_OFF;
+        return 0;
+    }
+    if (strncmp(o->oracle, "sampled:", 8) == 0 && parse_u64(o->oracle + 8, &k) && k > 0 && k <= SIZE_MAX) {
+        policy->mode = TKH_ORACLE_SAMPLED;
+        policy->samples = (size_t)k;
+        return 0;
+    }
+    return usage_error("--oracle must be full, off or sampled:K (K >= 1), got '%s'", o->oracle);
+}
+
 static int cmd_run(const options *o)
 {
     if (o->positional_count != 2)
@@ -217,6 +240,9 @@ static int cmd_run(const options *o)
         return 2;
     }
     uint64_t seed = o->have_seed ? o->seed : 1;
+    tkh_oracle_policy policy;
+    if (parse_oracle(o, seed, &policy) != 0)
+        return 2;
     uint64_t state = seed;
     size_t bytes = o->n * k->elem_size;
     void *buffers[3] = { NULL, NULL, NULL };
@@ -234,6 +260,8 @@ static int cmd_run(const options *o)
     tkh_context *ctx = NULL;
     tkh_report report;
     tkh_status st = tkh_context_create(&ctx, o->device);
+    if (st == TKH_OK)
+        st = tkh_context_set_oracle(ctx, &policy);
     if (st == TKH_OK) {
         const void *inputs[2] = { buffers[0], buffers[1] };
         st = tkh_kernel_run(ctx, k, inputs, k->arity, buffers[k->arity], o->n, &report);

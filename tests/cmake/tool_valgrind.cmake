@@ -15,6 +15,8 @@ set(cases
   "2|run nope i32"
   "2|run add i32 --n 0"
   "2|run add i32 --n 99999999999999999999999"
+  "2|run add i32 --n 16 --oracle sampled:0"
+  "1|run add i32 --n 16 --oracle sampled:5"
   "2|bench add"
   "2|frobnicate")
 set(failures "")
