@@ -101,21 +101,27 @@ TKH_API const tkh_kernel_info *tkh_registry_find(const tkh_registry *registry, c
 TKH_API tkh_status tkh_kernel_admit(const tkh_kernel_info *kernel, const char *arch);
 
 /* The oracle-checked host path: copies the inputs to the context's device, runs the
- * kernel, copies the result to 'out' and compares every element with the CPU oracle.
+ * kernel, copies the result to 'out' and compares it with the CPU oracle under the
+ * context's policy (every output by default; tkh_context_set_oracle). Large inputs go in
+ * chunks through pinned staging, checked by several host threads (docs/architecture.md).
  * 'out' may be exactly one of the inputs; a partial overlap is refused. 'report' may be
- * NULL; when given it is always filled, on failure too.
+ * NULL; when given it is always filled, on failure too. The context keeps the device and
+ * pinned buffers it used for the next call (tkh_context_trim frees them).
  * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW,
- * TKH_ERR_OVERLAP, TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_DEVICE_ALLOC, TKH_ERR_COPY,
- * TKH_ERR_LAUNCH, TKH_ERR_SYNC, TKH_ERR_HOST_ALLOC, TKH_ERR_ORACLE_MISMATCH (index and
- * values of the first mismatch). 'out' is untouched unless the status is TKH_OK,
- * TKH_ERR_ORACLE_MISMATCH, or TKH_ERR_COPY of the result (then its content is unspecified). No device memory is held after the call. */
+ * TKH_ERR_OVERLAP, TKH_ERR_NO_DEVICE, TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_RUNTIME
+ * (selecting the device, making streams), TKH_ERR_DEVICE_ALLOC, TKH_ERR_HOST_ALLOC,
+ * TKH_ERR_COPY, TKH_ERR_LAUNCH, TKH_ERR_SYNC, TKH_ERR_ORACLE_MISMATCH (index and values of
+ * the first mismatch). 'out' is untouched when the call fails before the device work
+ * (arguments, admission, allocation); after a later failure its content is unspecified
+ * (a chunked run may have written part of it); after TKH_ERR_ORACLE_MISMATCH of a run
+ * of one chunk it holds the device's result. */
 TKH_API tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_report *report);
 
 /* The device path: enqueues the kernel on 'stream' over device buffers and returns; no
- * copies, no oracle. It makes the context's device current on the calling thread. An
- * elementwise kernel is only enqueued; a reduction allocates its partials, waits for the
- * stream and frees them.
+ * copies, no oracle, no wait. It makes the context's device current on the calling
+ * thread. A reduction's partials come from a buffer the context keeps for that stream (8
+ * streams; past that it allocates them, waits for the stream and frees them).
  * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW,
  * TKH_ERR_INVALID_ARGUMENT (a pointer not aligned to the element size), TKH_ERR_OVERLAP,
  * TKH_ERR_NO_DEVICE, TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_RUNTIME (selecting the device),
