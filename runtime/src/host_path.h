@@ -26,6 +26,12 @@ typedef struct run {
     tkh_report *report;
 } run;
 
+/* Elements in the chunk of up to 'chunk' that starts at 'first' of n. */
+static inline size_t tkhi_chunk_length(size_t n, size_t first, size_t chunk)
+{
+    return n - first < chunk ? n - first : chunk;
+}
+
 /* Failures of the device work, as statuses with the runtime's error. */
 TKH_HIDDEN tkh_status tkhi_run_sync_failed(const run *r, int err);
 TKH_HIDDEN tkh_status tkhi_run_copy_failed(const run *r, int err, const char *what);

@@ -133,21 +133,13 @@ static void range_part(void *arg, unsigned part, unsigned parts)
 int tkhi_oracle_range(tkhi_oracle *o, const void *const *inputs, const void *out, size_t first,
     size_t count)
 {
-    range_job *job = malloc(sizeof *job);
+    range_job job = { .o = o, .inputs = inputs, .out = out, .first = first, .count = count };
     const unsigned parts = o->crew != NULL ? o->crew->size : 1;
-    if (job == NULL) { /* the job only holds results: do without, on this thread */
-        tkhi_oracle_part part;
-        tkhi_oracle_part_run(o, inputs, out, first, 0, count, &part);
-        return tkhi_oracle_merge(o, first, &part, 1);
-    }
-    *job = (range_job){ .o = o, .inputs = inputs, .out = out, .first = first, .count = count };
     if (parts > 1)
-        tkhi_crew_run(o->crew, range_part, job);
+        tkhi_crew_run(o->crew, range_part, &job);
     else
-        range_part(job, 0, 1);
-    int bad = tkhi_oracle_merge(o, first, job->parts, parts);
-    free(job);
-    return bad;
+        range_part(&job, 0, 1);
+    return tkhi_oracle_merge(o, first, job.parts, parts);
 }
 
 int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const void *out, size_t n,
@@ -186,22 +178,13 @@ int tkhi_oracle_reduction(tkhi_oracle *o, const void *const *inputs, const void 
     const tkh_kernel_info *k = o->kernel;
     if (o->policy.mode == TKH_ORACLE_OFF)
         return 0;
-    o->compared = 1;
-    fold_job *job = o->crew != NULL && k->fold != NULL ? calloc(1, sizeof *job) : NULL;
-    size_t verdict;
-    if (job == NULL) { /* one thread: the plain check */
-        verdict = k->check(inputs, out, n, grid, block, o->detail, sizeof o->detail);
-    } else { /* the crew folds a part each; the parts merge in order */
-        job->kernel = k;
-        job->input = inputs[0];
-        job->n = n;
-        tkhi_crew_run(o->crew, fold_part, job);
-        for (unsigned p = 1; p < o->crew->size; ++p)
-            k->merge(&job->parts[0], &job->parts[p]);
-        verdict = k->finish(&job->parts[0], out, n, grid, block, o->detail, sizeof o->detail);
-        free(job);
+    if (o->crew != NULL && k->fold != NULL) { /* the crew folds a part each */
+        fold_job job = { .kernel = k, .input = inputs[0], .n = n };
+        tkhi_crew_run(o->crew, fold_part, &job);
+        return tkhi_oracle_folded(o, job.parts, o->crew->size, out, n, grid, block);
     }
-    if (verdict == n)
+    o->compared = 1;
+    if (k->check(inputs, out, n, grid, block, o->detail, sizeof o->detail) == n)
         return 0;
     o->bad = 0;
     return 1;

@@ -3,7 +3,6 @@
  * chunk in and checks and copies out the one before. Also the failures and the test hook
  * both kinds of run share. */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "host_path.h"
@@ -159,40 +158,37 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
         return st;
     tkhi_evidence(r->report, "staging through pinned memory in %zu chunks of up to %zu elements, %u host threads, on device %d (%s)",
         chunks, chunk, r->crew ? r->crew->size : 1u, r->ctx->device.selected, r->ctx->device.arch);
-    step *job = malloc(sizeof *job);
-    if (job == NULL)
-        return tkhi_fail(TKH_ERR_HOST_ALLOC, "allocating %zu bytes for the pipeline failed", sizeof *job);
+    step job;
     int mismatch = 0;
     for (size_t c = 0; c < chunks + TKHI_SLOTS && st == TKH_OK && !mismatch; ++c) {
         tkhi_slot *slot = &r->ctx->slots[c % TKHI_SLOTS];
-        *job = (step){ .r = r, .slot = slot, .chunk = chunk };
+        job = (step){ .r = r, .slot = slot, .chunk = chunk };
         if (c >= TKHI_SLOTS) {
             int err = tkhi_event_wait(r->ctx, slot->done);
             if (err != 0) {
                 st = tkhi_run_sync_failed(r, err);
                 break;
             }
-            job->post_first = (c - TKHI_SLOTS) * chunk;
-            job->post_count = r->n - job->post_first < chunk ? r->n - job->post_first : chunk;
+            job.post_first = (c - TKHI_SLOTS) * chunk;
+            job.post_count = tkhi_chunk_length(r->n, job.post_first, chunk);
         }
         if (c < chunks) {
-            job->pre_first = c * chunk;
-            job->pre_count = r->n - job->pre_first < chunk ? r->n - job->pre_first : chunk;
+            job.pre_first = c * chunk;
+            job.pre_count = tkhi_chunk_length(r->n, job.pre_first, chunk);
         }
         const unsigned parts = r->crew ? r->crew->size : 1;
         if (r->crew)
-            tkhi_crew_run(r->crew, step_part, job);
+            tkhi_crew_run(r->crew, step_part, &job);
         else
-            step_part(job, 0, 1);
-        if (job->post_count)
-            mismatch = tkhi_oracle_merge(&r->oracle, job->post_first, job->parts, parts);
+            step_part(&job, 0, 1);
+        if (job.post_count)
+            mismatch = tkhi_oracle_merge(&r->oracle, job.post_first, job.parts, parts);
         if (c < chunks && !mismatch) {
             const void *staged[TKHI_MAX_INPUTS] = { slot->pinned_in[0].ptr, slot->pinned_in[1].ptr,
                 slot->pinned_in[2].ptr };
-            st = enqueue_chunk(r, slot, staged, slot->pinned_out.ptr, job->pre_first, job->pre_count);
+            st = enqueue_chunk(r, slot, staged, slot->pinned_out.ptr, job.pre_first, job.pre_count);
         }
     }
-    free(job);
     if (mismatch)
         for (int s = 0; s < TKHI_SLOTS; ++s)
             tkhi_stream_drain(r->ctx->slots[s].stream);

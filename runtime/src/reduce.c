@@ -50,7 +50,7 @@ static tkh_status reduction_input(run *r, unsigned char *dev, size_t chunk_bytes
         if (err != 0)
             return tkhi_run_sync_failed(r, err);
         stage_job job = { k, (const unsigned char *)r->inputs[0] + first * k->elem_size,
-            slot->pinned_in[0].ptr, chunk, r->n - first < chunk ? r->n - first : chunk, r->folds };
+            slot->pinned_in[0].ptr, chunk, tkhi_chunk_length(r->n, first, chunk), r->folds };
         if (r->crew)
             tkhi_crew_run(r->crew, stage_part, &job);
         else
