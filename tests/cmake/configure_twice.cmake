@@ -2,6 +2,7 @@
 # A second configure of an unchanged tree must rewrite no generated file (no rebuilds),
 # and a configure into another build folder must generate byte-identical files
 # (fingerprints included: no absolute paths, no timestamps).
+include("${CMAKE_CURRENT_LIST_DIR}/same_files.cmake")
 file(REMOVE_RECURSE "${WORK_DIR}" "${WORK_DIR}-other")
 function(configure)
   set(dir "${WORK_DIR}${ARGN}")
@@ -37,18 +38,5 @@ list(LENGTH before count)
 message(STATUS "second configure left all ${count} generated files untouched")
 
 configure(-other)
-file(GLOB_RECURSE files RELATIVE "${WORK_DIR}/generated" "${WORK_DIR}/generated/*")
-file(GLOB_RECURSE other RELATIVE "${WORK_DIR}-other/generated" "${WORK_DIR}-other/generated/*")
-list(SORT files)
-list(SORT other)
-if(NOT files STREQUAL other)
-  message(FATAL_ERROR "two build folders generated different file lists")
-endif()
-foreach(f IN LISTS files)
-  file(SHA256 "${WORK_DIR}/generated/${f}" a)
-  file(SHA256 "${WORK_DIR}-other/generated/${f}" b)
-  if(NOT a STREQUAL b)
-    message(FATAL_ERROR "generated/${f} differs between two build folders")
-  endif()
-endforeach()
+tkh_expect_same_files("${WORK_DIR}/generated" "${WORK_DIR}-other/generated" "two build folders" count)
 message(STATUS "a second build folder generated the same ${count} files, byte for byte")
