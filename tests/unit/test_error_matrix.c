@@ -73,22 +73,17 @@ static tkh_status admit_foreign(void)
 }
 static tkh_status create_null(void) { return tkh_context_create(NULL, 0); }
 static tkh_status create_bad_index(void) { tkh_context *c; return tkh_context_create(&c, -5); }
-static tkh_status create_bad_env(void)
+/* tkh_context_create(TKH_DEVICE_FROM_ENV) with one variable set for the call. */
+static tkh_status create_with_env(const char *name, const char *value)
 {
     tkh_context *c;
-    setenv("TOKITAI_HIP_DEVICE", "one", 1);
+    setenv(name, value, 1);
     tkh_status st = tkh_context_create(&c, TKH_DEVICE_FROM_ENV);
-    unsetenv("TOKITAI_HIP_DEVICE");
+    unsetenv(name);
     return st;
 }
-static tkh_status create_bad_group(void)
-{
-    tkh_context *c;
-    setenv("CTEST_RESOURCE_GROUP_0_GPUS", "gpu:1", 1);
-    tkh_status st = tkh_context_create(&c, TKH_DEVICE_FROM_ENV);
-    unsetenv("CTEST_RESOURCE_GROUP_0_GPUS");
-    return st;
-}
+static tkh_status create_bad_env(void) { return create_with_env("TOKITAI_HIP_DEVICE", "one"); }
+static tkh_status create_bad_group(void) { return create_with_env("CTEST_RESOURCE_GROUP_0_GPUS", "gpu:1"); }
 static tkh_status query_null(void) { return tkh_device_query(0, NULL); }
 static tkh_status trim_null(void) { return tkh_context_trim(NULL); }
 static tkh_status oracle_null_ctx(void) { tkh_oracle_policy p = { TKH_ORACLE_FULL, 0, 0 }; return tkh_context_set_oracle(NULL, &p); }
