@@ -34,20 +34,48 @@ static void spread(double *v, int n, double out[3])
     out[2] = v[(n * 9) / 10];
 }
 
-#define CHECK(call)                                                                        \
+#define CHECK_OR(call, action)                                                             \
     do {                                                                                   \
         int err_ = (int)(call);                                                            \
         if (err_ != 0) {                                                                   \
             fprintf(stderr, "tokitai-hip: bench: %s failed: %s\n", #call,                  \
                 hipGetErrorString((hipError_t)err_));                                      \
-            goto done;                                                                     \
+            action;                                                                        \
         }                                                                                  \
     } while (0)
+#define CHECK(call) CHECK_OR(call, goto done)
+
+/* Times 'reps' enqueues of kernel k after 3 warm-ups with GPU events: the device entry
+ * point when grid is 0, else the raw launcher at that grid. 'times' gets the median,
+ * 10th and 90th percentiles in seconds. Returns 0; 1 after a runtime failure (said on
+ * stderr); 2 when the entry point failed (tkh_last_error says why). */
+static int time_on_device(tkh_context *ctx, const tkh_kernel_info *k, const void *const *in,
+    void *out, size_t n, unsigned grid, hipEvent_t start, hipEvent_t stop, double *samples,
+    int reps, double times[3])
+{
+    for (int r = -3; r < reps; ++r) {
+        CHECK_OR(hipEventRecord(start, NULL), return 1);
+        if (grid == 0) {
+            if (tkh_kernel_launch(ctx, k, in, k->arity, out, n, NULL) != TKH_OK)
+                return 2;
+        } else {
+            CHECK_OR(k->launch(in, out, n, grid, k->block, NULL, NULL), return 1);
+        }
+        CHECK_OR(hipEventRecord(stop, NULL), return 1);
+        CHECK_OR(hipEventSynchronize(stop), return 1);
+        float ms = 0;
+        CHECK_OR(hipEventElapsedTime(&ms, start, stop), return 1);
+        if (r >= 0)
+            samples[r] = ms * 1e-3;
+    }
+    spread(samples, reps, times);
+    return 0;
+}
 
 /* One JSON object per (kernel, n). Returns 0 on success. */
 int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int reps, int first)
 {
-    int rc = 1;
+    int rc = 1, timed = 0;  /* timed: what time_on_device returned */
     const size_t in_bytes = n * k->elem_size;
     const size_t out_bytes = (k->out_count ? k->out_count : n) * k->elem_size;
     void *d_in[3] = { NULL, NULL, NULL }, *d_out = NULL, *scratch = NULL;
@@ -78,18 +106,8 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     const void *host_inputs[3] = { h_in[0], h_in[1], h_in[2] };
 
     /* Device entry point, timed on the GPU. */
-    for (int r = -3; r < reps; ++r) {
-        CHECK(hipEventRecord(start, NULL));
-        if (tkh_kernel_launch(ctx, k, dev_inputs, k->arity, d_out, n, NULL) != TKH_OK)
-            goto fail;
-        CHECK(hipEventRecord(stop, NULL));
-        CHECK(hipEventSynchronize(stop));
-        float ms = 0;
-        CHECK(hipEventElapsedTime(&ms, start, stop));
-        if (r >= 0)
-            samples[r] = ms * 1e-3;
-    }
-    spread(samples, reps, device);
+    if ((timed = time_on_device(ctx, k, dev_inputs, d_out, n, 0, start, stop, samples, reps, device)) != 0)
+        goto fail_or_done;
 
     /* Per-call cost, pipelined: our device entry point against the raw launcher. */
     {
@@ -128,19 +146,10 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
         const unsigned units = (unsigned)tkh_context_device(ctx)->compute_units;
         size_t used = 0;
         for (size_t m = 0; m < sizeof per_unit / sizeof per_unit[0] && units > 0; ++m) {
-            const unsigned g = units * per_unit[m];
-            for (int r = -3; r < reps; ++r) {
-                CHECK(hipEventRecord(start, NULL));
-                CHECK(k->launch(dev_inputs, d_out, n, g, block, NULL, NULL));
-                CHECK(hipEventRecord(stop, NULL));
-                CHECK(hipEventSynchronize(stop));
-                float ms = 0;
-                CHECK(hipEventElapsedTime(&ms, start, stop));
-                if (r >= 0)
-                    samples[r] = ms * 1e-3;
-            }
             double med[3];
-            spread(samples, reps, med);
+            if ((timed = time_on_device(ctx, k, dev_inputs, d_out, n, units * per_unit[m], start,
+                     stop, samples, reps, med)) != 0)
+                goto fail_or_done;
             used += (size_t)snprintf(sweep + used, sizeof sweep - used, "%s{\"blocks_per_unit\": %u, \"tb_per_s\": %.6g}",
                 m ? ", " : "", per_unit[m], (double)(in_bytes * k->arity + out_bytes) / med[0] * 1e-12);
         }
@@ -199,6 +208,9 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     fflush(stdout);
     rc = 0;
     goto done;
+fail_or_done:
+    if (timed == 1)
+        goto done;
 fail:
     fprintf(stderr, "tokitai-hip: bench %s_%s n=%zu: %s\n", k->op, k->type, n, tkh_last_error());
 done:
