@@ -32,6 +32,7 @@ has() { [[ $phases == *" $1 "* ]]; }
   date -u +%Y-%m-%dT%H:%M:%SZ
   nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null
   rocminfo 2>/dev/null | grep -m1 -E 'Name: +gfx'
+  lscpu 2>/dev/null | grep -E "^(Model name|Socket|Core|Thread|CPU\(s\)|L3)"
 } >> "$out/machine.txt"
 cat "$out/machine.txt"
 tool="$build/tools/tokitai-hip"

@@ -70,10 +70,7 @@ void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs, const
     size_t first, size_t lo, size_t hi, tkhi_oracle_part *result)
 {
     const tkh_kernel_info *k = o->kernel;
-    result->bad = SIZE_MAX;
-    result->compared = 0;
-    result->detail[0] = '\0';
-    if (lo >= hi || o->policy.mode == TKH_ORACLE_OFF)
+    if (lo >= hi || o->policy.mode == TKH_ORACLE_OFF || result->bad != SIZE_MAX)
         return;
     const void *in[TKHI_MAX_INPUTS];
     if (o->policy.mode == TKH_ORACLE_FULL) {
@@ -81,7 +78,7 @@ void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs, const
             in[a] = (const unsigned char *)inputs[a] + lo * k->elem_size;
         size_t bad = k->check(in, (const unsigned char *)out + lo * k->elem_size, hi - lo, 0, 0,
             result->detail, sizeof result->detail);
-        result->compared = bad < hi - lo ? bad + 1 : hi - lo;
+        result->compared += bad < hi - lo ? bad + 1 : hi - lo;
         if (bad < hi - lo)
             result->bad = lo + bad;
         return;
@@ -127,6 +124,7 @@ static void range_part(void *arg, unsigned part, unsigned parts)
     range_job *job = arg;
     size_t lo, hi;
     tkhi_split(job->count, job->count, part, parts, &lo, &hi);
+    tkhi_oracle_part_start(&job->parts[part]);
     tkhi_oracle_part_run(job->o, job->inputs, job->out, job->first, lo, hi, &job->parts[part]);
 }
 

@@ -2,6 +2,8 @@
 #ifndef TOKITAI_HIP_ORACLE_H
 #define TOKITAI_HIP_ORACLE_H
 
+#include <stdint.h>
+
 #include "crew.h"
 #include "internal.h"
 
@@ -26,12 +28,20 @@ TKH_HIDDEN int tkhi_oracle_range(tkhi_oracle *o, const void *const *inputs, cons
     size_t first, size_t count);
 
 /* Outputs [lo, hi) of a range, for callers that already run on the crew (the chunked
- * pipeline); tkhi_oracle_merge collects the parts' results. */
+ * pipeline); tkhi_oracle_merge collects the parts' results. A part may be run piece by
+ * piece, in order: a piece after a difference is skipped. */
 typedef struct tkhi_oracle_part {
     size_t bad;          /* relative to the range, SIZE_MAX when none */
     size_t compared;
     char detail[256];
 } tkhi_oracle_part;
+
+static inline void tkhi_oracle_part_start(tkhi_oracle_part *part)
+{
+    part->bad = SIZE_MAX;
+    part->compared = 0;
+    part->detail[0] = '\0';
+}
 
 TKH_HIDDEN void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs,
     const void *out, size_t first, size_t lo, size_t hi, tkhi_oracle_part *result);

@@ -7,6 +7,7 @@
 
 #include "host_path.h"
 #include "platform.h"
+#include "stream_copy.h"
 #include "workspace.h"
 
 tkh_status tkhi_run_sync_failed(const run *r, int err)
@@ -130,15 +131,21 @@ static void step_part(void *arg, unsigned part, unsigned parts)
     run *r = s->r;
     const tkh_kernel_info *k = r->kernel;
     const size_t size = k->elem_size;
-    size_t lo, hi;
-    tkhi_split(s->chunk, s->post_count, part, parts, &lo, &hi);
+    const size_t piece = TKHI_PIECE_BYTES / size;
+    const unsigned char *pinned_out = s->slot->pinned_out.ptr;
     const void *staged[TKHI_MAX_INPUTS] = { s->slot->pinned_in[0].ptr, s->slot->pinned_in[1].ptr,
         s->slot->pinned_in[2].ptr };
-    tkhi_oracle_part_run(&r->oracle, staged, s->slot->pinned_out.ptr, s->post_first, lo, hi, &s->parts[part]);
-    memcpy((unsigned char *)r->out + (s->post_first + lo) * size,
-        (const unsigned char *)s->slot->pinned_out.ptr + lo * size, (hi - lo) * size);
+    size_t lo, hi;
+    tkhi_split(s->chunk, s->post_count, part, parts, &lo, &hi);
+    tkhi_oracle_part_start(&s->parts[part]);
+    for (size_t at = lo; at < hi; at += piece) { /* each piece is copied out while in cache */
+        const size_t to = hi - at < piece ? hi : at + piece;
+        tkhi_oracle_part_run(&r->oracle, staged, pinned_out, s->post_first, at, to, &s->parts[part]);
+        tkhi_stream_copy((unsigned char *)r->out + (s->post_first + at) * size, pinned_out + at * size,
+            (to - at) * size);
+    }
     tkhi_split(s->chunk, s->pre_count, part, parts, &lo, &hi);
-    for (unsigned a = 0; a < k->arity; ++a)
+    for (unsigned a = 0; a < k->arity; ++a) /* ordinary stores: see TKHI_PIECE_BYTES */
         memcpy((unsigned char *)s->slot->pinned_in[a].ptr + lo * size,
             (const unsigned char *)r->inputs[a] + (s->pre_first + lo) * size, (hi - lo) * size);
 }

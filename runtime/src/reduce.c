@@ -9,7 +9,8 @@
 #include "workspace.h"
 
 /* Stages elements [first, first + count) of a reduction's input into pinned memory, part
- * by part, and folds each part into that part's oracle state while it is in cache. */
+ * by part, and folds each piece of a part into that part's oracle state while it is in
+ * cache. */
 typedef struct stage_job {
     const tkh_kernel_info *kernel;
     const unsigned char *src;  /* at element first */
@@ -22,11 +23,15 @@ static void stage_part(void *arg, unsigned part, unsigned parts)
 {
     const stage_job *s = arg;
     const size_t size = s->kernel->elem_size;
+    const size_t piece = TKHI_PIECE_BYTES / size;
     size_t lo, hi;
     tkhi_split(s->chunk, s->count, part, parts, &lo, &hi);
-    memcpy(s->dst + lo * size, s->src + lo * size, (hi - lo) * size);
-    if (s->folds != NULL && hi > lo)
-        s->kernel->fold(s->src + lo * size, hi - lo, &s->folds[part]);
+    for (size_t at = lo; at < hi; at += piece) {
+        const size_t to = hi - at < piece ? hi : at + piece;
+        memcpy(s->dst + at * size, s->src + at * size, (to - at) * size);
+        if (s->folds != NULL)
+            s->kernel->fold(s->src + at * size, to - at, &s->folds[part]);
+    }
 }
 
 /* Copies the reduction's input to dev (whole), staged in chunks when it is large; then

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -123,6 +124,109 @@ static void float_sum_check_uses_its_bound(void **state)
     assert_int_equal(k->check(nan_inputs, &one, 2, 1, 256, detail, sizeof detail), 0);
 }
 
+/* The checks test blocks of elements branch-free and search only a block that fails:
+ * a difference at any index, next to a block boundary or not, must be found, first. */
+static void check_finds_each_index_across_blocks(void **state)
+{
+    (void)state;
+    enum { N = 700 }; /* several blocks and a partial one */
+    static float a[N], b[N], sum[N];
+    static uint16_t ha[N], hb[N], hsum[N];
+    for (int i = 0; i < N; ++i) {
+        a[i] = (float)i * 0.25f;
+        b[i] = 1.0f - (float)i;
+        sum[i] = a[i] + b[i];
+        ha[i] = tkh_f32_to_f16(a[i]);
+        hb[i] = tkh_f32_to_f16(b[i]);
+        hsum[i] = tkh_f32_to_f16(tkh_f16_to_f32(ha[i]) + tkh_f16_to_f32(hb[i]));
+    }
+    const void *in32[2] = { a, b }, *in16[2] = { ha, hb };
+    char detail[256];
+    const tkh_kernel_info *f32 = kernel("add", "f32"), *f16 = kernel("add", "f16");
+    assert_int_equal(f32->check(in32, sum, N, 1, 256, detail, sizeof detail), N);
+    assert_int_equal(f16->check(in16, hsum, N, 1, 256, detail, sizeof detail), N);
+    for (int i = 0; i < N; ++i) {
+        sum[i] = nextafterf(sum[i], INFINITY);
+        hsum[i] ^= 1u;
+        assert_int_equal(f32->check(in32, sum, N, 1, 256, detail, sizeof detail), i);
+        assert_int_equal(f16->check(in16, hsum, N, 1, 256, detail, sizeof detail), i);
+        if (i + 300 < N) { /* a later difference, in another block, does not hide this one */
+            sum[i + 300] = -sum[i + 300];
+            assert_int_equal(f32->check(in32, sum, N, 1, 256, detail, sizeof detail), i);
+            sum[i + 300] = -sum[i + 300];
+        }
+        sum[i] = a[i] + b[i];
+        hsum[i] ^= 1u;
+    }
+    /* f16 1 + 2^-11 is a tie that rounds to even: 1.0, not 1 + 2^-10 */
+    const uint16_t one = 0x3C00, tiny = 0x1000, rounded = 0x3C00, up = 0x3C01;
+    const void *tie[2] = { &one, &tiny };
+    assert_int_equal(f16->check(tie, &rounded, 1, 1, 256, detail, sizeof detail), 1);
+    assert_int_equal(f16->check(tie, &up, 1, 1, 256, detail, sizeof detail), 0);
+    assert_string_equal(detail, "got 1.0009765625 (0x3c01), expected 1 (0x3c00) = add(1 (0x3c00), 0.00048828125 (0x1000))");
+}
+
+/* Any NaN equals any NaN, whatever its payload or sign; NaN never equals a number. */
+static void check_takes_any_nan_for_nan(void **state)
+{
+    (void)state;
+    const float a[2] = { NAN, 1.0f }, b[2] = { 1.0f, INFINITY };
+    const uint32_t nan_bits = 0xFFC00001u; /* negative, another payload */
+    float out[2] = { 0, INFINITY };
+    memcpy(&out[0], &nan_bits, sizeof nan_bits);
+    const void *inputs[2] = { a, b };
+    char detail[256];
+    assert_int_equal(kernel("add", "f32")->check(inputs, out, 2, 1, 256, detail, sizeof detail), 2);
+    out[1] = out[0];
+    assert_int_equal(kernel("add", "f32")->check(inputs, out, 2, 1, 256, detail, sizeof detail), 1);
+    const uint16_t ha[1] = { 0x7E00 }, hb[1] = { 0x3C00 }, hout[2] = { 0xFE01, 0x7C00 };
+    const void *hin[2] = { ha, hb };
+    assert_int_equal(kernel("add", "f16")->check(hin, hout, 1, 1, 256, detail, sizeof detail), 1);
+    assert_int_equal(kernel("add", "f16")->check(hin, hout + 1, 1, 1, 256, detail, sizeof detail), 0);
+}
+
+/* Float sums with exact values worked out by hand: integers and powers of two, where the
+ * fast fold (double lanes) and the careful one (any infinity, NaN, or overflow of
+ * double) must both land within the bound. */
+static void float_sums_by_hand(void **state)
+{
+    (void)state;
+    enum { N = 4099 };
+    static float x[N];
+    static double y[N];
+    for (int i = 0; i < N; ++i) { /* 2^30 at the 2050 even i, i at the odd: sum = 2050 * 2^30 + 2049^2 */
+        x[i] = i % 2 ? (float)i : 0x1p30f;
+        y[i] = x[i];
+    }
+    const double exact = 2050.0 * 0x1p30 + 2049.0 * 2049.0;
+    char detail[256];
+    const void *fx[1] = { x }, *fy[1] = { y };
+    const tkh_kernel_info *f32 = kernel("sum", "f32"), *f64 = kernel("sum", "f64");
+    const float near32 = (float)exact, off32 = (float)(exact * (1 + 0x1p-12));
+    const double near64 = exact, off64 = exact * (1 + 0x1p-30);
+    assert_int_equal(f32->check(fx, &near32, N, 4, 256, detail, sizeof detail), N);
+    assert_int_equal(f32->check(fx, &off32, N, 4, 256, detail, sizeof detail), 0);
+    assert_int_equal(f64->check(fy, &near64, N, 4, 256, detail, sizeof detail), N);
+    assert_int_equal(f64->check(fy, &off64, N, 4, 256, detail, sizeof detail), 0);
+    /* an infinity deep in the input: the sum is that infinity */
+    x[3001] = -INFINITY;
+    const float neg_inf = -INFINITY, pos_inf = INFINITY;
+    assert_int_equal(f32->check(fx, &neg_inf, N, 4, 256, detail, sizeof detail), N);
+    assert_int_equal(f32->check(fx, &pos_inf, N, 4, 256, detail, sizeof detail), 0);
+    assert_int_equal(f32->check(fx, &near32, N, 4, 256, detail, sizeof detail), 0);
+    x[17] = INFINITY; /* both infinities: NaN */
+    const float nan32 = NAN;
+    assert_int_equal(f32->check(fx, &nan32, N, 4, 256, detail, sizeof detail), N);
+    assert_int_equal(f32->check(fx, &neg_inf, N, 4, 256, detail, sizeof detail), 0);
+    /* finite f64 inputs whose sum overflows double: infinity is a right answer, a finite
+     * value is not */
+    for (int i = 0; i < N; ++i)
+        y[i] = DBL_MAX / 1024;
+    const double inf64 = INFINITY, max64 = DBL_MAX;
+    assert_int_equal(f64->check(fy, &inf64, N, 4, 256, detail, sizeof detail), N);
+    assert_int_equal(f64->check(fy, &max64, N, 4, 256, detail, sizeof detail), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -134,6 +238,9 @@ int main(void)
         cmocka_unit_test(check_sees_one_flipped_bit),
         cmocka_unit_test(reductions_by_hand),
         cmocka_unit_test(float_sum_check_uses_its_bound),
+        cmocka_unit_test(check_finds_each_index_across_blocks),
+        cmocka_unit_test(check_takes_any_nan_for_nan),
+        cmocka_unit_test(float_sums_by_hand),
     };
     return cmocka_run_group_tests_name("oracle", tests, NULL, NULL);
 }

@@ -148,4 +148,42 @@ TKH_HD static inline uint16_t tkh_f32_to_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
+#if !defined(__HIPCC__) && !defined(__CUDACC__)
+/* Host: n conversions at once, for the CPU checks. F16C converts 8 per instruction; the
+ * other loops are left to the compiler's vectorizer. */
+static inline void tkh_f16_to_f32_n(const uint16_t *h, float *f, size_t n)
+{
+    size_t i = 0;
+#if defined(TKH_F16_HARDWARE)
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
+#endif
+    for (; i < n; ++i)
+        f[i] = tkh_f16_to_f32(h[i]);
+}
+
+static inline void tkh_f32_to_f16_n(const float *f, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+#if defined(TKH_F16_HARDWARE)
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT));
+#endif
+    for (; i < n; ++i)
+        h[i] = tkh_f32_to_f16(f[i]);
+}
+
+static inline void tkh_bf16_to_f32_n(const uint16_t *h, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        f[i] = tkh_bf16_to_f32(h[i]);
+}
+
+static inline void tkh_f32_to_bf16_n(const float *f, uint16_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        h[i] = tkh_f32_to_bf16(f[i]);
+}
+#endif
+
 #endif
