@@ -156,7 +156,7 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size
 @ else
 /* $(k.op.name) is exact and independent of the order (the device folds in a tree): parts
  * and lanes fold from the identity, and merge with the same combine step. */
-enum { LANES = 8 };
+enum { LANES = 64, BLOCK = 256 };
 _Static_assert(sizeof($(A)) <= sizeof(((tkh_fold *)0)->acc), "the accumulator fits a tkh_fold");
 
 TKH_HIDDEN void $(k.check)_merge(tkh_fold *state, const tkh_fold *later)
@@ -172,19 +172,29 @@ TKH_HIDDEN void $(k.check)_merge(tkh_fold *state, const tkh_fold *later)
     state->started = 1;
 }
 
-/* LANES accumulators side by side, which the compiler can vectorize. */
+/* LANES accumulators side by side: the inner loop is a map over lanes, which the
+ * compiler vectorizes where the combine step allows it. */
 TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state)
 {
     const $(S) *x = input;
     $(A) acc[LANES];
     for (size_t l = 0; l < LANES; ++l)
         acc[l] = $(k.identity_fn)();
-    size_t i = 0;
-    for (; i + LANES <= count; i += LANES)
-        for (size_t l = 0; l < LANES; ++l)
-            acc[l] = $(k.oracle)(acc[l], $(load(t, "x[i + l]")));
-    for (; i < count; ++i)
-        acc[0] = $(k.oracle)(acc[0], $(load(t, "x[i]")));
+    for (size_t base = 0; base < count; base += BLOCK) {
+        const size_t len = count - base < BLOCK ? count - base : BLOCK;
+@   if t.load then
+        $(A) v[BLOCK];
+        $(t.load)_n(x + base, v, len);
+@   else
+        const $(S) *v = x + base;
+@   end
+        size_t i = 0;
+        for (; i + LANES <= len; i += LANES)
+            for (size_t l = 0; l < LANES; ++l)
+                acc[l] = $(k.oracle)(acc[l], v[i + l]);
+        for (; i < len; ++i)
+            acc[0] = $(k.oracle)(acc[0], v[i]);
+    }
     for (size_t l = 0; l < LANES; ++l) {
         tkh_fold part = { .started = 1 };
         memcpy(part.acc, &acc[l], sizeof acc[l]);
