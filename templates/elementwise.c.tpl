@@ -68,7 +68,7 @@ TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t 
         for (size_t i = base; i < base + len; ++i)
             differs |= !$(prefix)_same_$(t.name)(got[i], $(k.oracle)($(table.concat(elems, ", "))));
 @ end
-        if (differs) {
+        if (differs) { /* the element-by-element oracle has the last word */
             const size_t bad = first_difference(x, got, base, base + len, detail, detail_size);
             if (bad < base + len)
                 return bad;

@@ -22,15 +22,12 @@ TKH_HD static inline $(t.compute) $(k.oracle)($(t.compute) a, $(t.compute) b)
     return (T)($(k.expr));
 }
 @   else
-@     local args, loads = {}, {}
+@     local args, loads, wide_args, wide_loads = {}, {}, {}, {}
 @     for i, o in ipairs(k.operands) do
 @       args[i], loads[i] = t.c .. " " .. o .. "_in", o .. " = " .. load(t, o .. "_in")
+@       wide_args[i], wide_loads[i] = "T " .. o, load(t, o .. "_in")
 @     end
 @     if t.load then
-@       local wide_args, wide_loads = {}, {}
-@       for i, o in ipairs(k.operands) do
-@         wide_args[i], wide_loads[i] = "T " .. o, load(t, o .. "_in")
-@       end
 /* Computed in $(t.compute), before the rounding to $(t.name): the CPU check converts whole
  * blocks of operands and results at once around it. */
 TKH_HD static inline T $(k.oracle)_wide($(table.concat(wide_args, ", ")))

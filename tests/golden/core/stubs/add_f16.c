@@ -56,7 +56,7 @@ TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *inputs, const void *out,
         tkh_f32_to_f16_n(result, want, len);
         for (size_t i = 0; i < len; ++i)
             differs |= !tkh_same_f16(got[base + i], want[i]);
-        if (differs) {
+        if (differs) { /* the element-by-element oracle has the last word */
             const size_t bad = first_difference(x, got, base, base + len, detail, detail_size);
             if (bad < base + len)
                 return bad;

@@ -48,7 +48,7 @@ TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *inputs, const void *out, 
         int differs = 0;
         for (size_t i = base; i < base + len; ++i)
             differs |= !tkh_same_i8(got[i], tkh_oracle_neg_i8(x[0][i]));
-        if (differs) {
+        if (differs) { /* the element-by-element oracle has the last word */
             const size_t bad = first_difference(x, got, base, base + len, detail, detail_size);
             if (bad < base + len)
                 return bad;
