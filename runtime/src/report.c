@@ -156,16 +156,50 @@ static const field device_fields[] = {
 
 /* ---- the walks ---- */
 
+/* The length of the well-formed UTF-8 sequence at p (2 to 4 bytes; RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_length(const unsigned char *p)
+{
+    unsigned char lo = 0x80, hi = 0xBF; /* the range of the second byte */
+    size_t len;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF)
+        len = 2;
+    else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
+        len = 3;
+        lo = p[0] == 0xE0 ? 0xA0 : 0x80;
+        hi = p[0] == 0xED ? 0x9F : 0xBF;
+    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
+        len = 4;
+        lo = p[0] == 0xF0 ? 0x90 : 0x80;
+        hi = p[0] == 0xF4 ? 0x8F : 0xBF;
+    } else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; ++i)
+        if (p[i] < 0x80 || p[i] > 0xBF) /* also stops at the terminating zero */
+            return 0;
+    return len;
+}
+
+/* Well-formed UTF-8 goes through as it is; control bytes are escaped, and any byte that
+ * is not part of well-formed UTF-8 becomes U+FFFD, so the output is always valid JSON. */
 static void json_string(sink *s, const char *t)
 {
     put(s, "\"");
     for (const unsigned char *p = (const unsigned char *)t; *p; ++p) {
+        size_t len;
         if (*p == '"' || *p == '\\')
             put(s, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x80) /* control bytes, and any non-ASCII byte as Latin-1 */
+        else if (*p < 0x20)
             put(s, "\\u%04x", *p);
-        else
+        else if (*p < 0x80)
             put(s, "%c", *p);
+        else if ((len = utf8_length(p)) != 0) {
+            put(s, "%.*s", (int)len, (const char *)p);
+            p += len - 1;
+        } else
+            put(s, "\\ufffd");
     }
     put(s, "\"");
 }

@@ -70,6 +70,27 @@ static void json_is_valid_and_complete(void **state)
     json_decref(root);
 }
 
+/* Text fields are UTF-8: well-formed sequences pass through (jansson decodes them back),
+ * and stray bytes become U+FFFD instead of invalid JSON. */
+static void json_keeps_utf8_and_replaces_bad_bytes(void **state)
+{
+    (void)state;
+    tkh_report r = sample();
+    /* e-acute (2 bytes), the euro sign (3), U+1F600 (4); then a lone continuation byte,
+     * an overlong slash, a UTF-16 surrogate, a truncated sequence at the end */
+    snprintf(r.message, sizeof r.message, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 | \x80 \xc0\xaf \xed\xa0\x80 \xe2\x82");
+    char buf[16384];
+    assert_int_equal(tkh_report_to_json(&r, buf, sizeof buf, NULL), TKH_OK);
+    json_error_t err;
+    json_t *root = json_loads(buf, 0, &err);
+    if (root == NULL)
+        fail_msg("invalid JSON at line %d: %s", err.line, err.text);
+    assert_string_equal(json_string_value(json_object_get(root, "message")),
+        "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 | "
+        "\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
+    json_decref(root);
+}
+
 static void markdown_has_fields_and_sections(void **state)
 {
     (void)state;
@@ -140,6 +161,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_is_valid_and_complete),
+        cmocka_unit_test(json_keeps_utf8_and_replaces_bad_bytes),
         cmocka_unit_test(markdown_has_fields_and_sections),
         cmocka_unit_test(small_buffer_reports_the_size),
         cmocka_unit_test(report_without_kernel),
