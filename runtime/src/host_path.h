@@ -21,8 +21,9 @@ typedef struct run {
     unsigned grid, block;   /* of the first (or only) launch */
     tkhi_oracle oracle;
     tkhi_crew *crew;        /* NULL for small inputs */
-    tkh_fold *folds;        /* reductions: the oracle's state per crew part, or NULL */
-    int folded;             /* the folds cover the whole input */
+    tkh_fold *folds;        /* reductions staged in chunks: the oracle's state per crew
+                               part, folded while staging; NULL otherwise, or with the
+                               oracle off */
     tkh_report *report;
 } run;
 

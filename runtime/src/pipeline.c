@@ -120,6 +120,7 @@ tkh_status tkhi_run_whole(run *r, void *result)
 typedef struct step {
     run *r;
     tkhi_slot *slot;
+    const void *staged[TKHI_MAX_INPUTS]; /* the slot's pinned inputs */
     size_t chunk;              /* elements per full chunk */
     size_t post_first, post_count, pre_first, pre_count;
     tkhi_oracle_part parts[TKHI_CREW_MAX];
@@ -133,14 +134,12 @@ static void step_part(void *arg, unsigned part, unsigned parts)
     const size_t size = k->elem_size;
     const size_t piece = TKHI_PIECE_BYTES / size;
     const unsigned char *pinned_out = s->slot->pinned_out.ptr;
-    const void *staged[TKHI_MAX_INPUTS] = { s->slot->pinned_in[0].ptr, s->slot->pinned_in[1].ptr,
-        s->slot->pinned_in[2].ptr };
     size_t lo, hi;
     tkhi_split(s->chunk, s->post_count, part, parts, &lo, &hi);
     tkhi_oracle_part_start(&s->parts[part]);
     for (size_t at = lo; at < hi; at += piece) { /* each piece is copied out while in cache */
         const size_t to = hi - at < piece ? hi : at + piece;
-        tkhi_oracle_part_run(&r->oracle, staged, pinned_out, s->post_first, at, to, &s->parts[part]);
+        tkhi_oracle_part_run(&r->oracle, s->staged, pinned_out, s->post_first, at, to, &s->parts[part]);
         tkhi_stream_copy((unsigned char *)r->out + (s->post_first + at) * size, pinned_out + at * size,
             (to - at) * size);
     }
@@ -169,7 +168,8 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
     int mismatch = 0;
     for (size_t c = 0; c < chunks + TKHI_SLOTS && st == TKH_OK && !mismatch; ++c) {
         tkhi_slot *slot = &r->ctx->slots[c % TKHI_SLOTS];
-        job = (step){ .r = r, .slot = slot, .chunk = chunk };
+        job = (step){ .r = r, .slot = slot, .chunk = chunk, .staged = { slot->pinned_in[0].ptr,
+            slot->pinned_in[1].ptr, slot->pinned_in[2].ptr } };
         if (c >= TKHI_SLOTS) {
             int err = tkhi_event_wait(r->ctx, slot->done);
             if (err != 0) {
@@ -190,11 +190,8 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
             step_part(&job, 0, 1);
         if (job.post_count)
             mismatch = tkhi_oracle_merge(&r->oracle, job.post_first, job.parts, parts);
-        if (c < chunks && !mismatch) {
-            const void *staged[TKHI_MAX_INPUTS] = { slot->pinned_in[0].ptr, slot->pinned_in[1].ptr,
-                slot->pinned_in[2].ptr };
-            st = enqueue_chunk(r, slot, staged, slot->pinned_out.ptr, job.pre_first, job.pre_count);
-        }
+        if (c < chunks && !mismatch)
+            st = enqueue_chunk(r, slot, job.staged, slot->pinned_out.ptr, job.pre_first, job.pre_count);
     }
     if (mismatch)
         for (int s = 0; s < TKHI_SLOTS; ++s)

@@ -34,22 +34,23 @@ static void stage_part(void *arg, unsigned part, unsigned parts)
     }
 }
 
-/* Copies the reduction's input to dev (whole), staged in chunks when it is large; then
- * *folded says whether the oracle's folds (r->folds) cover the input. */
-static tkh_status reduction_input(run *r, unsigned char *dev, size_t chunk_bytes, int *folded)
+/* Copies the reduction's input to dev (whole), staged in chunks when it is large (and
+ * folded into r->folds, when there are some, on the way). */
+static tkh_status reduction_input(run *r, unsigned char *dev)
 {
     tkhi_slot *slots = r->ctx->slots;
     const tkh_kernel_info *k = r->kernel;
-    *folded = 0;
-    if (r->bytes.in <= chunk_bytes) {
+    if (r->bytes.in <= r->chunk_bytes) {
         int err = tkhi_copy_to_device(r->ctx, dev, r->inputs[0], r->bytes.in, slots[0].stream);
         return err == 0 ? TKH_OK : tkhi_run_copy_failed(r, err, tkhi_input_names[0]);
     }
-    const size_t chunk = chunk_bytes / k->elem_size;
+    const size_t chunk = r->chunk_bytes / k->elem_size;
     tkh_status st = TKH_OK;
     for (int s = 0; s < TKHI_SLOTS && st == TKH_OK; ++s)
         st = tkhi_pinned_buffer(r->ctx, &slots[s].pinned_in[0], chunk * k->elem_size, "staging an input");
-    for (size_t first = 0, c = 0; first < r->n && st == TKH_OK; first += chunk, ++c) {
+    if (st != TKH_OK)
+        return st;
+    for (size_t first = 0, c = 0; first < r->n; first += chunk, ++c) {
         tkhi_slot *slot = &slots[c % TKHI_SLOTS];
         int err = c >= TKHI_SLOTS ? tkhi_event_wait(r->ctx, slot->done) : 0;
         if (err != 0)
@@ -68,10 +69,9 @@ static tkh_status reduction_input(run *r, unsigned char *dev, size_t chunk_bytes
         if (err != 0)
             return tkhi_run_sync_failed(r, err);
     }
-    *folded = r->folds != NULL;
     /* The kernel runs on slot 0's stream: wait for the copies on the other one. */
-    int err = st == TKH_OK ? tkhi_stream_wait(r->ctx, slots[1].stream) : 0;
-    return err == 0 ? st : tkhi_run_sync_failed(r, err);
+    int err = tkhi_stream_wait(r->ctx, slots[1].stream);
+    return err == 0 ? TKH_OK : tkhi_run_sync_failed(r, err);
 }
 
 /* A reduction: the whole input on the device, one launch, one output element. */
@@ -89,7 +89,7 @@ tkh_status tkhi_run_reduction(run *r, void *result)
         return st;
     tkhi_evidence(r->report, "using a device buffer of %zu bytes for the input on device %d (%s)",
         r->bytes.in, ctx->device.selected, ctx->device.arch);
-    st = reduction_input(r, slot->dev_in[0].ptr, r->chunk_bytes, &r->folded);
+    st = reduction_input(r, slot->dev_in[0].ptr);
     const void *d_in[1] = { slot->dev_in[0].ptr };
     if (st == TKH_OK)
         st = tkhi_enqueue(ctx, r->kernel, d_in, slot->dev_out.ptr, r->n, r->grid, r->block,

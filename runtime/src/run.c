@@ -118,7 +118,7 @@ static tkh_status run_locked(run *r, void *result)
             if (ctx->slots[s].stream != NULL)
                 tkhi_stream_drain(ctx->slots[s].stream);
     pthread_mutex_unlock(&ctx->lock);
-    if (st == TKH_OK && r->folded)
+    if (st == TKH_OK && r->folds != NULL) /* set only for inputs staged in chunks */
         tkhi_oracle_folded(&r->oracle, r->folds, r->crew ? r->crew->size : 1, result, r->n, r->grid, r->block);
     else if (st == TKH_OK && r->kernel->out_count)
         tkhi_oracle_reduction(&r->oracle, r->inputs, result, r->n, r->grid, r->block);
