@@ -15,6 +15,7 @@ extern TKH_HIDDEN const tkh_kernel_info $(k.info);
 @   local acc_mant = t.compute == "double" and 53 or 24
 @   local V = 16 // (t.bits // 8)
 @   local R = t.compute == "double" and "long double" or "double"
+@   local twosum = t.compute == "double"
 enum { BLOCK = 256 };
 
 /* Float sums depend on the order of additions, so the device result is compared with an
@@ -24,10 +25,15 @@ enum { BLOCK = 256 };
  * tree; the final block), and each addition errs by at most u = 2^-$(acc_mant) of the running
  * magnitude, so |device - sum| <= depth * u * sum|x| + the final rounding to $(t.name) +
  * underflow. Any NaN, or both infinities, must give NaN; one infinity must come out as
- * itself. The reference is a compensated sum folded in parts that merge in long double:
- * eight TwoSum lanes in double per part, or, for a part holding an infinity or NaN or
- * whose sum leaves double's range, Kahan-Babuska in $(R). Its error is far below the
- * bound. */
+ * itself. The reference is a sum folded in parts that merge in long double, compensated:
+@   if twosum then
+ * eight TwoSum lanes in double per part (the bound adds the compensated sum's own
+ * error), or, for a part holding an
+@   else
+ * eight plain lanes in double per part (the elements are exact in double, and the bound
+ * adds the lanes' own error), or, for a part holding an
+@   end
+ * infinity or NaN or whose sum leaves double's range, Kahan-Babuska in $(R). */
 TKH_HIDDEN void $(k.check)_merge(tkh_fold *state, const tkh_fold *later)
 {
     const long double a = state->sum, b = later->sum, s = a + b;
@@ -69,6 +75,7 @@ static void fold_careful(const $(S) *x, size_t count, tkh_fold *state)
 typedef double lanes __attribute__((vector_size(4 * sizeof(double))));
 typedef int64_t lane_bits __attribute__((vector_size(4 * sizeof(double))));
 
+@   if twosum then
 /* sum + b per lane; the rounding error of each addition (TwoSum: exact, branch-free) goes
  * to comp, |b| to mag. */
 static inline void add_lanes(lanes *sum, lanes *comp, lanes *mag, lanes b)
@@ -78,6 +85,16 @@ static inline void add_lanes(lanes *sum, lanes *comp, lanes *mag, lanes b)
     *sum = s;
     *mag += (lanes)((lane_bits)b & INT64_MAX);
 }
+@   else
+/* sum + b per lane, |b| to mag; comp stays 0. A third of TwoSum's work, and precise enough
+ * for elements of 24 bits or fewer (see the bound). */
+static inline void add_lanes(lanes *sum, lanes *comp, lanes *mag, lanes b)
+{
+    (void)comp;
+    *sum += b;
+    *mag += (lanes)((lane_bits)b & INT64_MAX);
+}
+@   end
 
 /* The fast fold: two sets of four lanes in double, for two independent chains of
  * additions. Returns 0, having folded nothing, when an input is not finite or a sum
@@ -132,9 +149,20 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size
         ++levels;
     const long double depth = ceill((long double)n / ((long double)grid * block)) + $(V + 1)
         + ceill((long double)grid / block) + 2.0L * levels;
+@   if twosum then
+    /* The reference's own error: a compensated sum errs by at most u |S| + (n u)^2 sum|x|
+     * (u = 2^-53); the merges in long double by less. */
+    const long double reference_error = ldexpl(fabsl(sum), -53)
+        + ldexpl((long double)n * (long double)n * mag, -106);
+@   else
+    /* The reference's own error: at most 2^-53 of the running magnitude for each of the at
+     * most n additions in double, and less for each merge in long double. */
+    const long double reference_error = ldexpl((long double)n * mag, -52);
+@   end
     const long double bound = depth * ldexpl(mag, -$(acc_mant)) * (1 + 0x1p-20L)
         + ldexpl(fabsl(sum), -$(t.mantissa)) + ldexpl((long double)n, -$(t.compute == "double" and 1074 or 149))
-        + ldexpl(1.0L, -$(t.name == "f16" and 25 or t.name == "bf16" and 134 or t.compute == "double" and 1075 or 150));
+        + ldexpl(1.0L, -$(t.name == "f16" and 25 or t.name == "bf16" and 134 or t.compute == "double" and 1075 or 150))
+        + reference_error;
     const long double largest = $(t.name == "f16" and "65504.0L" or t.name == "bf16" and "0x1.fep127L" or t.compute == "double" and "(long double)DBL_MAX" or "(long double)FLT_MAX");
     int ok;
     if (nan || (pos_inf && neg_inf))
