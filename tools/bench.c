@@ -80,7 +80,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     const size_t out_bytes = (k->out_count ? k->out_count : n) * k->elem_size;
     void *d_in[3] = { NULL, NULL, NULL }, *d_out = NULL, *scratch = NULL;
     unsigned char *h_in[3] = { NULL, NULL, NULL }, *h_out = NULL;
-    double *samples = malloc(sizeof(double) * (size_t)reps);
+    double *samples = malloc(sizeof(double) * 3 * (size_t)reps); /* three series at most */
     hipEvent_t start = NULL, stop = NULL;
     void *pinned_in = NULL, *pinned_out = NULL;
     double device[3] = { 0 }, host[3] = { 0 }, raw_trip[3] = { 0 }, pinned[3] = { 0 };
@@ -155,40 +155,39 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
         }
     }
 
-    /* Host path (oracle-checked) against a raw round trip over pageable memory. Every
-     * byte crosses PCIe twice: few repetitions at large n keep a run short. */
+    /* Host path (oracle-checked) against a raw round trip over pageable memory and against
+     * the floor the host path is held to, the same bytes moved by pinned copies alone. The
+     * three alternate within each repetition, so that they share the host's conditions
+     * (its memory bandwidth is shared with other work). Every byte crosses PCIe twice:
+     * few repetitions at large n keep a run short. */
     const int cap = n >= ((size_t)1 << 24) ? 5 : 20;
     const int host_reps = reps < cap ? reps : cap;
-    for (int r = -1; r < host_reps; ++r) {
-        double t0 = now();
-        if (tkh_kernel_run(ctx, k, host_inputs, k->arity, h_out, n, NULL) != TKH_OK)
-            goto fail;
-        if (r >= 0)
-            samples[r] = now() - t0;
-    }
-    spread(samples, host_reps, host);
-    for (int r = -1; r < host_reps; ++r) {
-        double t0 = now();
-        for (unsigned a = 0; a < k->arity; ++a)
-            CHECK(hipMemcpy(d_in[a], h_in[a], in_bytes, hipMemcpyHostToDevice));
-        CHECK(k->launch(dev_inputs, d_out, n, grid, block, scratch, NULL));
-        CHECK(hipMemcpy(h_out, d_out, out_bytes, hipMemcpyDeviceToHost));
-        if (r >= 0)
-            samples[r] = now() - t0;
-    }
-    spread(samples, host_reps, raw_trip);
-    /* The floor the host path is held to: the same bytes moved by pinned copies alone. */
+    double *host_s = samples, *raw_s = samples + reps, *pinned_s = samples + 2 * (size_t)reps;
     CHECK(hipHostMalloc(&pinned_in, in_bytes, hipHostMallocDefault));
     CHECK(hipHostMalloc(&pinned_out, out_bytes, hipHostMallocDefault));
     for (int r = -1; r < host_reps; ++r) {
         double t0 = now();
+        if (tkh_kernel_run(ctx, k, host_inputs, k->arity, h_out, n, NULL) != TKH_OK)
+            goto fail;
+        double t1 = now();
+        for (unsigned a = 0; a < k->arity; ++a)
+            CHECK(hipMemcpy(d_in[a], h_in[a], in_bytes, hipMemcpyHostToDevice));
+        CHECK(k->launch(dev_inputs, d_out, n, grid, block, scratch, NULL));
+        CHECK(hipMemcpy(h_out, d_out, out_bytes, hipMemcpyDeviceToHost));
+        double t2 = now();
         for (unsigned a = 0; a < k->arity; ++a)
             CHECK(hipMemcpy(d_in[a], pinned_in, in_bytes, hipMemcpyHostToDevice));
         CHECK(hipMemcpy(pinned_out, d_out, out_bytes, hipMemcpyDeviceToHost));
-        if (r >= 0)
-            samples[r] = now() - t0;
+        double t3 = now();
+        if (r >= 0) {
+            host_s[r] = t1 - t0;
+            raw_s[r] = t2 - t1;
+            pinned_s[r] = t3 - t2;
+        }
     }
-    spread(samples, host_reps, pinned);
+    spread(host_s, host_reps, host);
+    spread(raw_s, host_reps, raw_trip);
+    spread(pinned_s, host_reps, pinned);
 
     const double bytes = (double)in_bytes * k->arity + (double)out_bytes;
     printf("%s  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"bytes\": %.0f, \"reps\": %d,\n"

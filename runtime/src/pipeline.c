@@ -1,7 +1,7 @@
 /* Elementwise runs of the host path: one chunk straight from the caller's memory, or many
- * through pinned staging, two in flight on two streams, while the crew copies the next
- * chunk in and checks and copies out the one before. Also the failures and the test hook
- * both kinds of run share. */
+ * through pinned staging, TKHI_SLOTS in flight on their own streams, while the crew
+ * copies the next chunk in and checks and copies out an earlier one. Also the failures
+ * and the test hook both kinds of run share. */
 #include <stdint.h>
 #include <string.h>
 
@@ -149,9 +149,9 @@ static void step_part(void *arg, unsigned part, unsigned parts)
             (const unsigned char *)r->inputs[a] + (s->pre_first + lo) * size, (hi - lo) * size);
 }
 
-/* Elementwise over many chunks. Step c: wait for chunk c - 2's copy out, check and copy
- * it out while staging chunk c in the same slot, then enqueue chunk c; chunk c - 1 runs
- * on the device meanwhile. The oracle checks the staged inputs against the staged output
+/* Elementwise over many chunks. Step c: wait for chunk c - TKHI_SLOTS's copy out, check
+ * and copy it out while staging chunk c in the same slot, then enqueue chunk c; the chunks
+ * between run on the device meanwhile. The oracle checks the staged inputs against the staged output
  * (the bytes the device saw and wrote), before the output reaches 'out', so out may be an
  * input. */
 tkh_status tkhi_run_chunked(run *r, size_t chunk)

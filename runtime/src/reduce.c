@@ -69,9 +69,13 @@ static tkh_status reduction_input(run *r, unsigned char *dev)
         if (err != 0)
             return tkhi_run_sync_failed(r, err);
     }
-    /* The kernel runs on slot 0's stream: wait for the copies on the other one. */
-    int err = tkhi_stream_wait(r->ctx, slots[1].stream);
-    return err == 0 ? TKH_OK : tkhi_run_sync_failed(r, err);
+    /* The kernel runs on slot 0's stream: wait for the copies on the others. */
+    for (int s = 1; s < TKHI_SLOTS; ++s) {
+        int err = tkhi_stream_wait(r->ctx, slots[s].stream);
+        if (err != 0)
+            return tkhi_run_sync_failed(r, err);
+    }
+    return TKH_OK;
 }
 
 /* A reduction: the whole input on the device, one launch, one output element. */
