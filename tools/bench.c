@@ -159,8 +159,9 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
      * the floor the host path is held to, the same bytes moved by pinned copies alone. The
      * three alternate within each repetition, so that they share the host's conditions
      * (its memory bandwidth is shared with other work). Every byte crosses PCIe twice:
-     * few repetitions at large n keep a run short. */
-    const int cap = n >= ((size_t)1 << 24) ? 5 : 20;
+     * few repetitions at large n keep a run short; small n, where the times are a few
+     * microseconds and scatter, gets all of them. */
+    const int cap = n >= ((size_t)1 << 24) ? 5 : n >= ((size_t)1 << 20) ? 20 : reps;
     const int host_reps = reps < cap ? reps : cap;
     double *host_s = samples, *raw_s = samples + reps, *pinned_s = samples + 2 * (size_t)reps;
     CHECK(hipHostMalloc(&pinned_in, in_bytes, hipHostMallocDefault));
