@@ -33,6 +33,7 @@ has() { [[ $phases == *" $1 "* ]]; }
   nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null
   rocminfo 2>/dev/null | grep -m1 -E 'Name: +gfx'
   lscpu 2>/dev/null | grep -E "^(Model name|Socket|Core|Thread|CPU\(s\)|L3)"
+  echo "Vector extensions: $(grep -o -w -E 'f16c|avx2|avx512f|avx512bw' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 } >> "$out/machine.txt"
 cat "$out/machine.txt"
 tool="$build/tools/tokitai-hip"
