@@ -227,6 +227,39 @@ static void float_sums_by_hand(void **state)
     assert_int_equal(f64->check(fy, &max64, N, 4, 256, detail, sizeof detail), 0);
 }
 
+/* amin / amax over floats fold in 64 lanes: a lone +0 among -0 (or -0 among +0), and a
+ * lone NaN, must decide the result from whatever lane they land in. */
+static void amin_amax_zeros_and_nan_in_any_lane(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    static float x[N];
+    const size_t at[] = { 0, 63, 64, 130, 777, 999 };
+    const tkh_kernel_info *amax = kernel("amax", "f32"), *amin = kernel("amin", "f32");
+    const void *in[1] = { x };
+    const float pos0 = 0.0f, neg0 = -0.0f, nan = NAN;
+    char detail[256];
+    for (size_t j = 0; j < sizeof at / sizeof at[0]; ++j) {
+        for (int i = 0; i < N; ++i)
+            x[i] = -0.0f;
+        x[at[j]] = 0.0f;
+        assert_int_equal(amax->check(in, &pos0, N, 1, 256, detail, sizeof detail), N);
+        assert_int_equal(amax->check(in, &neg0, N, 1, 256, detail, sizeof detail), 0);
+        assert_int_equal(amin->check(in, &neg0, N, 1, 256, detail, sizeof detail), N);
+        for (int i = 0; i < N; ++i)
+            x[i] = 0.0f;
+        x[at[j]] = -0.0f;
+        assert_int_equal(amin->check(in, &neg0, N, 1, 256, detail, sizeof detail), N);
+        assert_int_equal(amin->check(in, &pos0, N, 1, 256, detail, sizeof detail), 0);
+        assert_int_equal(amax->check(in, &pos0, N, 1, 256, detail, sizeof detail), N);
+        x[at[j]] = NAN;
+        assert_int_equal(amax->check(in, &nan, N, 1, 256, detail, sizeof detail), N);
+        assert_int_equal(amax->check(in, &pos0, N, 1, 256, detail, sizeof detail), 0);
+        assert_int_equal(amin->check(in, &nan, N, 1, 256, detail, sizeof detail), N);
+        assert_int_equal(amin->check(in, &neg0, N, 1, 256, detail, sizeof detail), 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +271,7 @@ int main(void)
         cmocka_unit_test(check_sees_one_flipped_bit),
         cmocka_unit_test(reductions_by_hand),
         cmocka_unit_test(float_sum_check_uses_its_bound),
+        cmocka_unit_test(amin_amax_zeros_and_nan_in_any_lane),
         cmocka_unit_test(check_finds_each_index_across_blocks),
         cmocka_unit_test(check_takes_any_nan_for_nan),
         cmocka_unit_test(float_sums_by_hand),
