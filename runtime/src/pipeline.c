@@ -151,9 +151,9 @@ static void step_part(void *arg, unsigned part, unsigned parts)
 
 /* Elementwise over many chunks. Step c: wait for chunk c - TKHI_SLOTS's copy out, check
  * and copy it out while staging chunk c in the same slot, then enqueue chunk c; the chunks
- * between run on the device meanwhile. The oracle checks the staged inputs against the staged output
- * (the bytes the device saw and wrote), before the output reaches 'out', so out may be an
- * input. */
+ * between run on the device meanwhile. The oracle checks the staged inputs against the
+ * staged output (the bytes the device saw and wrote), before the output reaches 'out', so
+ * out may be an input. */
 tkh_status tkhi_run_chunked(run *r, size_t chunk)
 {
     const size_t chunks = (r->n + chunk - 1) / chunk;
