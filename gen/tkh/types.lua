@@ -15,6 +15,7 @@ M.by_name = {}
 
 local function add(name, t)
   t.name = name
+  t.bits_c = "uint" .. t.bits .. "_t"
   M.by_name[name] = t
   M.order[#M.order + 1] = name
 end
@@ -61,8 +62,6 @@ add("f64", { c = "double", compute = "double", bits = 64, inf_bits = "0x7FF00000
                        "0x1.5555555555555p-2", "0x1.fffffffffffffp+52", "1e-300" } })
 
 -- The keys an op's table may use, most specific first, for a type.
-for _, t in pairs(M.by_name) do t.bits_c = "uint" .. t.bits .. "_t" end
-
 function M.keys(name)
   local t = M.by_name[name]
   return { name, t.family, t.domain, "any" }

@@ -138,7 +138,7 @@ static void step_part(void *arg, unsigned part, unsigned parts)
     tkhi_split(s->chunk, s->post_count, part, parts, &lo, &hi);
     tkhi_oracle_part_start(&s->parts[part]);
     for (size_t at = lo; at < hi; at += piece) { /* each piece is copied out while in cache */
-        const size_t to = hi - at < piece ? hi : at + piece;
+        const size_t to = at + tkhi_chunk_length(hi, at, piece);
         tkhi_oracle_part_run(&r->oracle, s->staged, pinned_out, s->post_first, at, to, &s->parts[part]);
         tkhi_stream_copy((unsigned char *)r->out + (s->post_first + at) * size, pinned_out + at * size,
             (to - at) * size);

@@ -27,7 +27,7 @@ static void stage_part(void *arg, unsigned part, unsigned parts)
     size_t lo, hi;
     tkhi_split(s->chunk, s->count, part, parts, &lo, &hi);
     for (size_t at = lo; at < hi; at += piece) {
-        const size_t to = hi - at < piece ? hi : at + piece;
+        const size_t to = at + tkhi_chunk_length(hi, at, piece);
         memcpy(s->dst + at * size, s->src + at * size, (to - at) * size);
         if (s->folds != NULL)
             s->kernel->fold(s->src + at * size, to - at, &s->folds[part]);
