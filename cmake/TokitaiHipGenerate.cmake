@@ -114,12 +114,19 @@ ${sources}  },
   set(headers "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/hip_platform.h"
     "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/scalar.h"
     "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/export.h")
+  # Each compile gets its own TMPDIR in the build tree, removed after it: the clang behind
+  # hipcc (ROCm 5.2, LLVM 14/15) leaves two empty directories in $TMPDIR per compile
+  # (llvm/llvm-project#100468), thousands in /tmp over a test suite.
   foreach(id IN LISTS TKH_GENERATED_KERNELS)
     set(obj "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${id}.o")
+    set(tmp "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${id}.tmp")
     add_custom_command(OUTPUT "${obj}"
-      COMMAND ${launcher} "${TKH_KERNEL_COMPILER}" ${TKH_KERNEL_FLAGS} ${target_flags}
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${tmp}"
+      COMMAND "${CMAKE_COMMAND}" -E env "TMPDIR=${tmp}"
+        ${launcher} "${TKH_KERNEL_COMPILER}" ${TKH_KERNEL_FLAGS} ${target_flags}
         -I "${arg_RUNTIME_INCLUDE_DIR}" -I "${out}/include"
         -c "${out}/kernels/${id}.hip" -o "${obj}"
+      COMMAND "${CMAKE_COMMAND}" -E rm -rf "${tmp}"
       DEPENDS "${out}/kernels/${id}.hip" "${out}/${TKH_GENERATED_ORACLE_DIR}/${id}.h" ${headers}
       COMMENT "Compiling kernel ${arg_NAME}/${id} for ${TKH_TARGETS}"
       VERBATIM)

@@ -105,9 +105,12 @@ function(_tkh_validate_targets platform compiler targets)
     endif()
     if(NOT DEFINED CACHE{_TKH_TARGET_OK_${key}})
       _tkh_target_flags(${platform} "${t}" flags)
-      execute_process(COMMAND "${compiler}" ${TKH_KERNEL_FLAGS} ${flags}
+      file(MAKE_DIRECTORY "${dir}/tmp") # hipcc's leftovers: see TokitaiHipGenerate.cmake
+      execute_process(COMMAND "${CMAKE_COMMAND}" -E env "TMPDIR=${dir}/tmp"
+          "${compiler}" ${TKH_KERNEL_FLAGS} ${flags}
           -I "${TKH_RUNTIME_INCLUDE_DIR}" -c "${dir}/probe.hip" -o "${dir}/probe.o"
         RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
+      file(REMOVE_RECURSE "${dir}/tmp")
       if(rc EQUAL 0)
         set(ok ON)
       else()

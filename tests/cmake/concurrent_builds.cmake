@@ -1,11 +1,14 @@
 # cmake -DSOURCE_DIR=src -DWORK_DIR=dir -DARGS=a;b -P concurrent_builds.cmake
 # Two configures, then two builds, of the same source into two build folders at the same
 # time (execute_process runs its COMMANDs concurrently) must both succeed and generate
-# byte-identical files: nothing is shared through the source tree. A one-kernel catalog
-# keeps it short.
+# byte-identical files: nothing is shared through the source tree. Nor is anything left
+# in TMPDIR (hipcc's clang leaves empty directories there unless the build gives it its
+# own; ccache is disabled so that the compiler runs). A one-kernel catalog keeps it short.
 include("${CMAKE_CURRENT_LIST_DIR}/same_files.cmake")
 file(REMOVE_RECURSE "${WORK_DIR}")
-file(MAKE_DIRECTORY "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}/tmp")
+set(ENV{TMPDIR} "${WORK_DIR}/tmp")
+set(ENV{CCACHE_DISABLE} 1)
 set(a "${WORK_DIR}/a")
 set(b "${WORK_DIR}/b")
 set(small -DTOKITAI_HIP_OPS=add -DTOKITAI_HIP_TYPES=i32 -DTOKITAI_HIP_BUILD_TESTS=OFF
@@ -28,5 +31,9 @@ foreach(step configure build)
     message(FATAL_ERROR "concurrent ${step}s exited with ${codes}:\n${out_a}\n---\n${out_b}")
   endif()
 endforeach()
+file(GLOB left RELATIVE "${WORK_DIR}/tmp" "${WORK_DIR}/tmp/*")
+if(left)
+  message(FATAL_ERROR "the builds left ${left} in TMPDIR (${WORK_DIR}/tmp)")
+endif()
 tkh_expect_same_files("${a}/generated" "${b}/generated" "the two build folders" count)
 message(STATUS "two concurrent configures and builds: both built, ${count} generated files identical")
