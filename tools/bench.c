@@ -84,7 +84,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     hipEvent_t start = NULL, stop = NULL;
     void *pinned_in = NULL, *pinned_out = NULL;
     double device[3] = { 0 }, host[3] = { 0 }, raw_trip[3] = { 0 }, pinned[3] = { 0 };
-    double api_call = 0, raw_call = 0;
+    double api_call = 0, raw_call = 0, call_ratio = 0;
     unsigned grid = 0, block = k->block;
     if (samples == NULL)
         goto done;
@@ -109,7 +109,10 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     if ((timed = time_on_device(ctx, k, dev_inputs, d_out, n, 0, start, stop, samples, reps, device)) != 0)
         goto fail_or_done;
 
-    /* Per-call cost, pipelined: our device entry point against the raw launcher. */
+    /* Per-call cost, pipelined: our device entry point against the raw launcher, in
+     * rounds of back-to-back calls that alternate between the two (and which goes first),
+     * so that drift in the host's or the GPU's speed falls on both; the medians of the
+     * rounds, and the median of the rounds' ratios. */
     {
         tkh_report probe;
         if (tkh_kernel_run(ctx, k, host_inputs, k->arity, h_out, n, &probe) != TKH_OK)
@@ -117,25 +120,33 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
         grid = probe.launch_grid;
         if (k->scratch_size)
             CHECK(hipMalloc(&scratch, (size_t)grid * k->scratch_size));
-        const int calls = 2000;
-        for (int pass = 0; pass < 2; ++pass) {
-            CHECK(hipDeviceSynchronize());
-            double t0 = now();
-            for (int c = 0; c < calls; ++c) {
-                if (pass == 0) {
-                    if (tkh_kernel_launch(ctx, k, dev_inputs, k->arity, d_out, n, NULL) != TKH_OK)
+        enum { rounds = 10, calls = 200 };
+        double per[2][rounds], ratio[rounds];
+        for (int round = 0; round < rounds; ++round) {
+            for (int i = 0; i < 2; ++i) {
+                const int raw = (round + i) % 2; /* 0: the entry point, 1: the raw launcher */
+                CHECK(hipDeviceSynchronize());
+                double t0 = now();
+                for (int c = 0; c < calls; ++c) {
+                    if (!raw) {
+                        if (tkh_kernel_launch(ctx, k, dev_inputs, k->arity, d_out, n, NULL) != TKH_OK)
+                            goto fail;
+                    } else if (k->launch(dev_inputs, d_out, n, grid, block, scratch, NULL) != 0) {
                         goto fail;
-                } else if (k->launch(dev_inputs, d_out, n, grid, block, scratch, NULL) != 0) {
-                    goto fail;
+                    }
                 }
+                CHECK(hipDeviceSynchronize());
+                per[raw][round] = (now() - t0) / calls;
             }
-            CHECK(hipDeviceSynchronize());
-            double per = (now() - t0) / calls;
-            if (pass == 0)
-                api_call = per;
-            else
-                raw_call = per;
+            ratio[round] = per[0][round] / per[1][round];
         }
+        double med[3];
+        spread(per[0], rounds, med);
+        api_call = med[0];
+        spread(per[1], rounds, med);
+        raw_call = med[0];
+        spread(ratio, rounds, med);
+        call_ratio = med[0];
     }
 
     /* Elementwise: the raw launcher at other grids (blocks per compute unit; the kernel's
@@ -202,7 +213,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
            " \"host_path_over_pinned\": %.4g,\n"
            "   \"grid_sweep\": [%s]}",
         first ? "" : ",\n", k->op, k->type, n, bytes, reps, device[0], device[1], device[2],
-        bytes / device[0] * 1e-12, api_call, raw_call, api_call / raw_call, host[0], host[1], host[2],
+        bytes / device[0] * 1e-12, api_call, raw_call, call_ratio, host[0], host[1], host[2],
         raw_trip[0], raw_trip[1], raw_trip[2], host[0] / raw_trip[0], pinned[0], pinned[1],
         pinned[2], host[0] / pinned[0], sweep);
     fflush(stdout);
