@@ -6,6 +6,38 @@ if(NOT TKH_LUA)
   message(FATAL_ERROR "Lua 5.4 is required to generate kernels (Debian: apt-get install lua5.4)")
 endif()
 
+# The generated checks' loops are compiled for x86-64-v4 (AVX-512) and v3 (AVX2) beside
+# the build's baseline, and the best one for the CPU is picked when the library loads
+# (target_clones: GCC 11 or later, a C library with ifunc). Not with Clang: Clang 14 gives
+# the resolver of a static function one global name in every file, and the link fails.
+include(CheckCSourceCompiles)
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+  check_c_source_compiles([=[
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+static int twice(int x) { return 2 * x; }
+int main(void) { return twice(0); }]=] TKH_C_HAS_TARGET_CLONES)
+endif()
+if(TKH_C_HAS_TARGET_CLONES)
+  set(_tkh_clones_default ON)
+else()
+  set(_tkh_clones_default OFF)
+endif()
+option(TOKITAI_HIP_HOST_CLONES "CPU oracle: checks also compiled for AVX-512 and AVX2, picked at load time"
+  ${_tkh_clones_default})
+
+# Compile settings of a catalog's host stubs (the CPU oracle).
+function(_tkh_host_stub_options target)
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    # The oracle must compute exactly what the op file says: no contraction into FMA. errno
+    # and floating-point traps are no part of any op; keeping them would stop the checks of
+    # sqrt and of float min / max from vectorizing. Neither flag changes a value.
+    target_compile_options(${target} PRIVATE -ffp-contract=off -fno-math-errno -fno-trapping-math)
+  endif()
+  if(TOKITAI_HIP_HOST_CLONES)
+    target_compile_definitions(${target} PRIVATE TKH_HOST_CLONES)
+  endif()
+endfunction()
+
 function(_tkh_run_generator gen_root workdir)
   execute_process(COMMAND "${TKH_LUA}" "${gen_root}/gen/tkhgen.lua" ${ARGN}
     WORKING_DIRECTORY "${workdir}" RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)

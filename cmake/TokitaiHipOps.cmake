@@ -119,9 +119,7 @@ function(tokitai_hip_add_ops target)
   target_link_libraries(${target} PUBLIC TokitaiHip::runtime PRIVATE TokitaiHip::gpu_runtime m
     INTERFACE "$<$<LINK_LANGUAGE:C>:stdc++>")
   target_compile_features(${target} PRIVATE c_std_11)
-  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang") # as runtime/CMakeLists.txt says
-    target_compile_options(${target} PRIVATE -ffp-contract=off -fno-math-errno -fno-trapping-math)
-  endif()
+  _tkh_host_stub_options(${target})
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON
     C_VISIBILITY_PRESET hidden LINKER_LANGUAGE CXX)
   message(STATUS "tokitai_hip_add_ops(${target}): ${count} kernels for ${TKH_TARGETS} "

@@ -40,16 +40,11 @@ static size_t first_difference(const $(S) *const *x, const $(S) *got, size_t fro
 
 /* Compares the device output with the oracle. Each block of BLOCK elements first passes
  * a branch-free test that the compiler vectorizes; only a block that fails it is searched
- * for its first difference. Returns that index, or n. */
-TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+ * for its first difference. Returns that index, or n. Compiled once per x86-64 level
+ * (TKH_CHECK_CLONES); static, so that no copy is seen outside this file. */
+TKH_CHECK_CLONES static size_t compare_blocks(const $(S) *const *x, const $(S) *got, size_t n,
+    char *detail, size_t detail_size)
 {
-    (void)grid;
-    (void)block;
-    const $(S) *x[$(arity)];
-    for (int j = 0; j < $(arity); ++j)
-        x[j] = inputs[j];
-    const $(S) *got = out;
     for (size_t base = 0; base < n; base += BLOCK) {
         const size_t len = n - base < BLOCK ? n - base : BLOCK;
         int differs = 0;
@@ -75,6 +70,17 @@ TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t 
         }
     }
     return n;
+}
+
+TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
+    unsigned grid, unsigned block, char *detail, size_t detail_size)
+{
+    (void)grid;
+    (void)block;
+    const $(S) *x[$(arity)];
+    for (int j = 0; j < $(arity); ++j)
+        x[j] = inputs[j];
+    return compare_blocks(x, out, n, detail, detail_size);
 }
 
 tkh_status $(k.entry)(tkh_context *ctx, $(table.concat(params, ", ")), $(S) *out, size_t n,

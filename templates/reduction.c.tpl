@@ -98,8 +98,8 @@ static inline void add_lanes(lanes *sum, lanes *comp, lanes *mag, lanes b)
 
 /* The fast fold: two sets of four lanes in double, for two independent chains of
  * additions. Returns 0, having folded nothing, when an input is not finite or a sum
- * leaves double's range. */
-static int fold_fast(const $(S) *x, size_t count, tkh_fold *state)
+ * leaves double's range. One copy per x86-64 level (TKH_CHECK_CLONES). */
+TKH_CHECK_CLONES static int fold_fast(const $(S) *x, size_t count, tkh_fold *state)
 {
     lanes sum[2] = { { 0 } }, comp[2] = { { 0 } }, mag[2] = { { 0 } };
     for (size_t base = 0; base < count; base += BLOCK) {
@@ -201,10 +201,10 @@ TKH_HIDDEN void $(k.check)_merge(tkh_fold *state, const tkh_fold *later)
 }
 
 /* LANES accumulators side by side: the inner loop is a map over lanes, which the
- * compiler vectorizes where the combine step allows it. */
-TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state)
+ * compiler vectorizes where the combine step allows it. One copy per x86-64 level
+ * (TKH_CHECK_CLONES), static as in the elementwise checks. */
+TKH_CHECK_CLONES static void fold_lanes(const $(S) *x, size_t count, tkh_fold *state)
 {
-    const $(S) *x = input;
     $(A) acc[LANES];
     for (size_t l = 0; l < LANES; ++l)
         acc[l] = $(k.identity_fn)();
@@ -228,6 +228,11 @@ TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state
         memcpy(part.acc, &acc[l], sizeof acc[l]);
         $(k.check)_merge(state, &part);
     }
+}
+
+TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state)
+{
+    fold_lanes(input, count, state);
 }
 
 TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size_t n,

@@ -75,8 +75,8 @@ static inline void add_lanes(lanes *sum, lanes *comp, lanes *mag, lanes b)
 
 /* The fast fold: two sets of four lanes in double, for two independent chains of
  * additions. Returns 0, having folded nothing, when an input is not finite or a sum
- * leaves double's range. */
-static int fold_fast(const float *x, size_t count, tkh_fold *state)
+ * leaves double's range. One copy per x86-64 level (TKH_CHECK_CLONES). */
+TKH_CHECK_CLONES static int fold_fast(const float *x, size_t count, tkh_fold *state)
 {
     lanes sum[2] = { { 0 } }, comp[2] = { { 0 } }, mag[2] = { { 0 } };
     for (size_t base = 0; base < count; base += BLOCK) {
