@@ -17,7 +17,8 @@ static const char *const USAGE =
     "       tokitai-hip run OP TYPE --n N [--seed S] [--oracle full|off|sampled:K] [--device N]\n"
     "                                     [--format md|json]   (sampled: K outputs, seed S)\n"
     "       tokitai-hip selftest [--n N] [--seed S] [--device N]\n"
-    "       tokitai-hip bench OPS TYPES [--sizes N,N...] [--reps R] [--device N]   (lists: add,sub)\n"
+    "       tokitai-hip bench OPS TYPES [--sizes N,N...] [--reps R] [--oracle full|off|sampled:K]\n"
+    "                                   [--device N]   (lists: add,sub; --oracle: the host path's)\n"
     "       tokitai-hip version\n";
 
 static int usage_error(const char *fmt, const char *value)
@@ -353,14 +354,21 @@ static int cmd_bench(const options *o)
 {
     if (o->positional_count != 2)
         return usage_error("bench needs OPS and TYPES (comma-separated lists)%s", "");
+    tkh_oracle_policy policy;
+    if (parse_oracle(o, o->have_seed ? o->seed : 1, &policy) != 0)
+        return 2;
     bench_run b = { o, NULL, NULL, NULL, 1 };
     tkh_status st = tkh_context_create(&b.ctx, o->device);
+    if (st == TKH_OK)
+        st = tkh_context_set_oracle(b.ctx, &policy);
     if (st != TKH_OK) {
+        tkh_context_destroy(b.ctx);
         fprintf(stderr, "tokitai-hip: %s: %s\n", tkh_status_name(st), tkh_last_error());
         return 1;
     }
     const tkh_device_report *d = tkh_context_device(b.ctx);
-    printf("{\"device\": \"%s\", \"arch\": \"%s\", \"results\": [\n", d->name, d->arch);
+    printf("{\"device\": \"%s\", \"arch\": \"%s\", \"oracle\": \"%s\", \"results\": [\n", d->name,
+        d->arch, o->oracle ? o->oracle : "full");
     int rc = each_item(o->positional[0], bench_op, &b);
     printf("\n]}\n");
     tkh_context_destroy(b.ctx);

@@ -18,6 +18,8 @@ set(cases
   "2|run add i32 --n 16 --oracle sampled:0"
   "1|run add i32 --n 16 --oracle sampled:5"
   "2|bench add"
+  "2|bench add i32 --oracle sometimes"
+  "1|bench add i32 --sizes 16 --oracle off"
   "2|frobnicate")
 set(failures "")
 foreach(case IN LISTS cases)
