@@ -24,6 +24,8 @@ typedef struct run {
     tkh_fold *folds;        /* reductions staged in chunks: the oracle's state per crew
                                part, folded while staging; NULL otherwise, or with the
                                oracle off */
+    double crew_seconds;    /* runs staged in chunks: the crew's steps, and the waits for */
+    double wait_seconds;    /* the device before them */
     tkh_report *report;
 } run;
 
@@ -34,6 +36,13 @@ typedef struct run {
  * the cache (tkhi_stream_copy). On the H200 builder's host, non-temporal stores into
  * staging took add i32 at 2^28 from 1.20 to 1.61 x the pinned-transfer time. */
 #define TKHI_PIECE_BYTES ((size_t)64 * 1024)
+
+/* CLOCK_MONOTONIC, in seconds. */
+TKH_HIDDEN double tkhi_now_seconds(void);
+
+/* Evidence of a run staged in chunks: where the host's time went ('work': what the crew
+ * did with each chunk). */
+TKH_HIDDEN void tkhi_run_timing_evidence(const run *r, const char *work);
 
 /* Elements in the chunk of up to 'chunk' that starts at 'first' of n. */
 static inline size_t tkhi_chunk_length(size_t n, size_t first, size_t chunk)

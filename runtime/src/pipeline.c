@@ -22,6 +22,12 @@ tkh_status tkhi_run_copy_failed(const run *r, int err, const char *what)
         r->ctx->device.selected);
 }
 
+void tkhi_run_timing_evidence(const run *r, const char *work)
+{
+    tkhi_evidence(r->report, "host threads: %.6f s %s, %.6f s waiting for the device (the larger share bounds the run)",
+        r->crew_seconds, work, r->wait_seconds);
+}
+
 /* Test hook: flip one bit of output element 'index' of d_out (covering outputs
  * [first, first + count)) once the kernel has run on 'stream'. */
 tkh_status tkhi_run_corrupt(run *r, unsigned char *d_out, size_t first, size_t count, void *stream)
@@ -171,7 +177,9 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
         job = (step){ .r = r, .slot = slot, .chunk = chunk, .staged = { slot->pinned_in[0].ptr,
             slot->pinned_in[1].ptr, slot->pinned_in[2].ptr } };
         if (c >= TKHI_SLOTS) {
+            const double wait_start = tkhi_now_seconds();
             int err = tkhi_event_wait(r->ctx, slot->done);
+            r->wait_seconds += tkhi_now_seconds() - wait_start;
             if (err != 0) {
                 st = tkhi_run_sync_failed(r, err);
                 break;
@@ -184,10 +192,12 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
             job.pre_count = tkhi_chunk_length(r->n, job.pre_first, chunk);
         }
         const unsigned parts = r->crew ? r->crew->size : 1;
+        const double crew_start = tkhi_now_seconds();
         if (r->crew)
             tkhi_crew_run(r->crew, step_part, &job);
         else
             step_part(&job, 0, 1);
+        r->crew_seconds += tkhi_now_seconds() - crew_start;
         if (job.post_count)
             mismatch = tkhi_oracle_merge(&r->oracle, job.post_first, job.parts, parts);
         if (c < chunks && !mismatch)
@@ -196,8 +206,10 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
     if (mismatch)
         for (int s = 0; s < TKHI_SLOTS; ++s)
             tkhi_stream_drain(r->ctx->slots[s].stream);
-    if (st == TKH_OK)
+    if (st == TKH_OK) {
         tkhi_evidence(r->report, "ran %s on each chunk (first: grid %u x block %u) and copied every chunk back",
             r->kernel->symbol, r->grid, r->block);
+        tkhi_run_timing_evidence(r, r->oracle.policy.mode == TKH_ORACLE_OFF ? "staging" : "staging and checking");
+    }
     return st;
 }

@@ -14,7 +14,7 @@
  * it), up to the crew's default size. */
 #define TKHI_ELEMENTS_PER_HELPER ((size_t)1 << 18)
 
-static double now_seconds(void)
+double tkhi_now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -47,7 +47,7 @@ static tkh_status end_report(tkh_report *r, tkh_status st, double start)
 {
     if (r != NULL) {
         r->status = st;
-        r->seconds = now_seconds() - start;
+        r->seconds = tkhi_now_seconds() - start;
         tkhi_copy(r->message, sizeof r->message, st == TKH_OK ? "" : tkh_last_error());
     }
     return st;
@@ -133,7 +133,7 @@ static tkh_status run_locked(run *r, void *result)
 tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_report *report)
 {
-    const double start = now_seconds();
+    const double start = tkhi_now_seconds();
     tkhi_clear_error();
     begin_report(report, ctx, kernel, n);
     run r = { .ctx = ctx, .kernel = kernel, .inputs = inputs, .out = out, .n = n, .report = report };

@@ -179,6 +179,15 @@ static tkh_status run_sum(tkh_context *c, const int32_t *x, int32_t *out, size_t
     return tkh_kernel_run(c, &sum, in, 1, out, n, r);
 }
 
+/* Whether a line of the report's evidence contains 'text'. */
+static int has_evidence(const tkh_report *r, const char *text)
+{
+    for (unsigned i = 0; i < r->evidence_count; ++i)
+        if (strstr(r->evidence[i], text) != NULL)
+            return 1;
+    return 0;
+}
+
 static void pipeline_matches_cpu(void **state)
 {
     (void)state;
@@ -191,11 +200,14 @@ static void pipeline_matches_cpu(void **state)
         assert_int_equal(run_add(c, b.a, b.b, b.out, n, &r), TKH_OK);
         assert_memory_equal(b.out, b.want, n * 4);
         assert_int_equal(r.oracle_compared, n);
+        /* chunked runs say where the host's time went */
+        assert_int_equal(has_evidence(&r, "s staging and checking, "), n > 1024);
         assert_int_equal(run_add(c, b.a, b.b, b.a, n, &r), TKH_OK); /* in place */
         assert_memory_equal(b.a, b.want, n * 4);
         int32_t total = 0;
         assert_int_equal(run_sum(c, b.b, &total, n, &r), TKH_OK);
         assert_int_equal(total, wrapping_sum(b.b, n));
+        assert_int_equal(has_evidence(&r, "s staging and folding, "), n > 1024);
         free_buffers(&b);
     }
     tkh_context_destroy(c);
