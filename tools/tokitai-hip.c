@@ -367,8 +367,8 @@ static int cmd_bench(const options *o)
         return 1;
     }
     const tkh_device_report *d = tkh_context_device(b.ctx);
-    printf("{\"device\": \"%s\", \"arch\": \"%s\", \"oracle\": \"%s\", \"results\": [\n", d->name,
-        d->arch, o->oracle ? o->oracle : "full");
+    printf("{\"device\": \"%s\", \"arch\": \"%s\", \"oracle\": \"%s\", \"host_checks\": \"%s\",\n"
+           " \"results\": [\n", d->name, d->arch, o->oracle ? o->oracle : "full", tkh_host_check_level());
     int rc = each_item(o->positional[0], bench_op, &b);
     printf("\n]}\n");
     tkh_context_destroy(b.ctx);
@@ -397,7 +397,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(&o);
     if (strcmp(cmd, "version") == 0) {
-        printf("tokitai-hip %s\n", tkh_version_string());
+        printf("tokitai-hip %s (CPU checks: %s)\n", tkh_version_string(), tkh_host_check_level());
         return 0;
     }
     return usage_error("unknown command '%s'", cmd);

@@ -1,6 +1,6 @@
 /* The f16 and bf16 conversions that the device and the oracle share: every f16 and bf16
  * value round-trips, ties round to even, and sampled f32 values round to the nearest f16
- * found by brute force over all finite f16 values. */
+ * found by brute force over all finite f16 values. And which copy of the CPU checks runs. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "tokitai_hip/scalar.h"
+#include "tokitai_hip/tokitai_hip.h"
 
 static int is_nan16(uint16_t h, unsigned exp_mask, unsigned man_mask)
 {
@@ -98,6 +99,22 @@ static void f32_to_f16_is_nearest(void **state)
     }
 }
 
+/* The level of the CPU checks that run: a clone only where the CMake option made them,
+ * and then the highest this CPU supports. */
+static void host_check_level_follows_the_build(void **state)
+{
+    (void)state;
+#if defined(TKH_TEST_HOST_CLONES)
+    __builtin_cpu_init();
+    const char *want = __builtin_cpu_supports("x86-64-v4") ? "x86-64-v4"
+        : __builtin_cpu_supports("x86-64-v3")              ? "x86-64-v3"
+                                                           : "baseline";
+#else
+    const char *want = "baseline";
+#endif
+    assert_string_equal(tkh_host_check_level(), want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -105,6 +122,7 @@ int main(void)
         cmocka_unit_test(every_bf16_round_trips),
         cmocka_unit_test(f16_ties_round_to_even),
         cmocka_unit_test(f32_to_f16_is_nearest),
+        cmocka_unit_test(host_check_level_follows_the_build),
     };
     return cmocka_run_group_tests_name("scalar", tests, NULL, NULL);
 }

@@ -22,6 +22,12 @@ TKH_API unsigned tkh_version_number(void);
 /* "0.1.0" */
 TKH_API const char *tkh_version_string(void);
 
+/* Which copy of the core catalog's CPU checks runs on this CPU: "x86-64-v4" or
+ * "x86-64-v3" (the clones the loader picks, CMake option TOKITAI_HIP_HOST_CLONES), or
+ * "baseline" (a build without clones, or a CPU below x86-64-v3). All copies compute the
+ * same values; only their speed differs. Never fails. */
+TKH_API const char *tkh_host_check_level(void);
+
 #ifdef __cplusplus
 }
 #endif
