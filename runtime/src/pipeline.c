@@ -1,7 +1,7 @@
 /* Elementwise runs of the host path: one chunk straight from the caller's memory, or many
  * through pinned staging, TKHI_SLOTS in flight on their own streams, while the crew
- * copies the next chunk in and checks and copies out an earlier one. Also the failures
- * and the test hook both kinds of run share. */
+ * copies the next chunk in and checks and copies out an earlier one. Also the failures,
+ * the timing evidence and the test hook that both kinds of run share. */
 #include <stdint.h>
 #include <string.h>
 
