@@ -40,6 +40,14 @@ typedef struct run {
 /* CLOCK_MONOTONIC, in seconds. */
 TKH_HIDDEN double tkhi_now_seconds(void);
 
+/* A staged run's step: 'task' on the crew, or on this thread alone for a run without
+ * one; its time goes to r->crew_seconds. */
+TKH_HIDDEN void tkhi_run_step(run *r, tkhi_task task, void *arg);
+
+/* Waits for 'event' (a slot's end); the time goes to r->wait_seconds. Returns the
+ * runtime's error, or 0. */
+TKH_HIDDEN int tkhi_run_wait_event(run *r, void *event);
+
 /* Evidence of a run staged in chunks: where the host's time went ('work': what the crew
  * did with each chunk). */
 TKH_HIDDEN void tkhi_run_timing_evidence(const run *r, const char *work);

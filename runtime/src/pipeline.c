@@ -1,7 +1,8 @@
 /* Elementwise runs of the host path: one chunk straight from the caller's memory, or many
  * through pinned staging, TKHI_SLOTS in flight on their own streams, while the crew
- * copies the next chunk in and checks and copies out an earlier one. Also the failures,
- * the timing evidence and the test hook that both kinds of run share. */
+ * copies the next chunk in and checks and copies out an earlier one. Also what both kinds
+ * of run share: the failures, the timed steps and waits with their evidence, and the
+ * test hook. */
 #include <stdint.h>
 #include <string.h>
 
@@ -20,6 +21,24 @@ tkh_status tkhi_run_copy_failed(const run *r, int err, const char *what)
 {
     return tkhi_fail_runtime(TKH_ERR_COPY, err, "copying %s on device %d failed", what,
         r->ctx->device.selected);
+}
+
+void tkhi_run_step(run *r, tkhi_task task, void *arg)
+{
+    const double start = tkhi_now_seconds();
+    if (r->crew)
+        tkhi_crew_run(r->crew, task, arg);
+    else
+        task(arg, 0, 1);
+    r->crew_seconds += tkhi_now_seconds() - start;
+}
+
+int tkhi_run_wait_event(run *r, void *event)
+{
+    const double start = tkhi_now_seconds();
+    const int err = tkhi_event_wait(r->ctx, event);
+    r->wait_seconds += tkhi_now_seconds() - start;
+    return err;
 }
 
 void tkhi_run_timing_evidence(const run *r, const char *work)
@@ -177,9 +196,7 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
         job = (step){ .r = r, .slot = slot, .chunk = chunk, .staged = { slot->pinned_in[0].ptr,
             slot->pinned_in[1].ptr, slot->pinned_in[2].ptr } };
         if (c >= TKHI_SLOTS) {
-            const double wait_start = tkhi_now_seconds();
-            int err = tkhi_event_wait(r->ctx, slot->done);
-            r->wait_seconds += tkhi_now_seconds() - wait_start;
+            int err = tkhi_run_wait_event(r, slot->done);
             if (err != 0) {
                 st = tkhi_run_sync_failed(r, err);
                 break;
@@ -192,12 +209,7 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
             job.pre_count = tkhi_chunk_length(r->n, job.pre_first, chunk);
         }
         const unsigned parts = r->crew ? r->crew->size : 1;
-        const double crew_start = tkhi_now_seconds();
-        if (r->crew)
-            tkhi_crew_run(r->crew, step_part, &job);
-        else
-            step_part(&job, 0, 1);
-        r->crew_seconds += tkhi_now_seconds() - crew_start;
+        tkhi_run_step(r, step_part, &job);
         if (job.post_count)
             mismatch = tkhi_oracle_merge(&r->oracle, job.post_first, job.parts, parts);
         if (c < chunks && !mismatch)

@@ -52,19 +52,12 @@ static tkh_status reduction_input(run *r, unsigned char *dev)
         return st;
     for (size_t first = 0, c = 0; first < r->n; first += chunk, ++c) {
         tkhi_slot *slot = &slots[c % TKHI_SLOTS];
-        const double wait_start = tkhi_now_seconds();
-        int err = c >= TKHI_SLOTS ? tkhi_event_wait(r->ctx, slot->done) : 0;
-        r->wait_seconds += tkhi_now_seconds() - wait_start;
+        int err = c >= TKHI_SLOTS ? tkhi_run_wait_event(r, slot->done) : 0;
         if (err != 0)
             return tkhi_run_sync_failed(r, err);
         stage_job job = { k, (const unsigned char *)r->inputs[0] + first * k->elem_size,
             slot->pinned_in[0].ptr, chunk, tkhi_chunk_length(r->n, first, chunk), r->folds };
-        const double crew_start = tkhi_now_seconds();
-        if (r->crew)
-            tkhi_crew_run(r->crew, stage_part, &job);
-        else
-            stage_part(&job, 0, 1);
-        r->crew_seconds += tkhi_now_seconds() - crew_start;
+        tkhi_run_step(r, stage_part, &job);
         err = tkhi_copy_to_device(r->ctx, dev + first * k->elem_size, job.dst, job.count * k->elem_size,
             slot->stream);
         if (err != 0)
