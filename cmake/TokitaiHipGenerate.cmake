@@ -38,10 +38,23 @@ function(_tkh_host_stub_options target)
   endif()
 endfunction()
 
-function(_tkh_run_generator gen_root workdir)
-  execute_process(COMMAND "${TKH_LUA}" "${gen_root}/gen/tkhgen.lua" ${ARGN}
+# Runs the generator (its Lua chunks have budgets of their own: gen/tkh/sandbox.lua). On
+# Unix its address space is capped, so that one huge allocation fails inside Lua with a
+# located error instead of exhausting the machine, and each run has a timeout.
+set(_TKH_GENERATOR_ADDRESS_SPACE_KIB 4194304) # 4 GiB: the core catalog needs under 100 MiB
+function(_tkh_run_generator gen_root workdir phase)
+  set(command "${TKH_LUA}" "${gen_root}/gen/tkhgen.lua" ${ARGN})
+  if(UNIX)
+    # (A newline, not ';', between the two commands: ';' would split the CMake list.)
+    set(command sh -c "ulimit -v ${_TKH_GENERATOR_ADDRESS_SPACE_KIB} 2>/dev/null\nexec \"$@\""
+      tkhgen ${command})
+  endif()
+  execute_process(COMMAND ${command} TIMEOUT ${TOKITAI_HIP_CONFIGURE_TIMEOUT}
     WORKING_DIRECTORY "${workdir}" RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
-  if(NOT rc EQUAL 0)
+  if(rc MATCHES "timeout")
+    message(FATAL_ERROR "Kernel generation (gen/tkhgen.lua, phase '${phase}') ran for more than "
+      "TOKITAI_HIP_CONFIGURE_TIMEOUT=${TOKITAI_HIP_CONFIGURE_TIMEOUT} s and was stopped:\n${err}")
+  elseif(NOT rc EQUAL 0)
     string(STRIP "${err}" err)
     message(FATAL_ERROR "Kernel generation failed:\n${err}")
   endif()
@@ -82,7 +95,7 @@ function(_tkh_add_catalog var)
       list(APPEND common ${flag} "${value}")
     endif()
   endforeach()
-  _tkh_run_generator("${arg_GEN_ROOT}" "${workdir}" ${common} --phase sources ${op_args})
+  _tkh_run_generator("${arg_GEN_ROOT}" "${workdir}" sources ${common} --phase sources ${op_args})
   include("${out}/generated.cmake")
 
   # Fingerprints: of each kernel source, of the compiler (its version text), of the build.
@@ -127,7 +140,7 @@ return {
 ${sources}  },
 }
 " @ONLY)
-  _tkh_run_generator("${arg_GEN_ROOT}" "${workdir}" ${common} --phase all
+  _tkh_run_generator("${arg_GEN_ROOT}" "${workdir}" all ${common} --phase all
     --build-info "${out}/build_info.lua" ${op_args})
 
   # Ahead-of-time compile of every kernel for every target, with our own rule: CMake

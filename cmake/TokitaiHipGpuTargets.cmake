@@ -109,8 +109,13 @@ function(_tkh_validate_targets platform compiler targets)
       execute_process(COMMAND "${CMAKE_COMMAND}" -E env "TMPDIR=${dir}/tmp"
           "${compiler}" ${TKH_KERNEL_FLAGS} ${flags}
           -I "${TKH_RUNTIME_INCLUDE_DIR}" -c "${dir}/probe.hip" -o "${dir}/probe.o"
+        TIMEOUT ${TOKITAI_HIP_CONFIGURE_TIMEOUT}
         RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
       file(REMOVE_RECURSE "${dir}/tmp")
+      if(rc MATCHES "timeout")
+        message(FATAL_ERROR "The probe compile of GPU target ${t} with ${compiler} ran for more "
+          "than TOKITAI_HIP_CONFIGURE_TIMEOUT=${TOKITAI_HIP_CONFIGURE_TIMEOUT} s and was stopped")
+      endif()
       if(rc EQUAL 0)
         set(ok ON)
       else()

@@ -7,6 +7,10 @@ include_guard(DIRECTORY) # variables and imported targets are per directory
 set(TOKITAI_HIP_PLATFORM "auto" CACHE STRING
   "GPU platform: amd, nvidia, or auto (amd when hipcc targets AMD, else nvidia when nvcc is found)")
 set_property(CACHE TOKITAI_HIP_PLATFORM PROPERTY STRINGS auto amd nvidia)
+# A last line of defence: no configure-time step (a generator run, a target's probe
+# compile) may hang configure; one that runs this long stops it, saying which it was.
+set(TOKITAI_HIP_CONFIGURE_TIMEOUT 300 CACHE STRING
+  "Seconds one configure-time step (kernel generation, a target probe) may run")
 
 function(_tkh_find_hipcc)
   find_program(TKH_HIPCC hipcc HINTS ENV HIP_PATH ENV ROCM_PATH /opt/rocm PATH_SUFFIXES bin

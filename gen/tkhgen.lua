@@ -9,6 +9,7 @@ package.path = script_dir .. "/?.lua;" .. package.path
 local errors = require "tkh.errors"
 local ops_loader = require "tkh.ops"
 local render = require "tkh.render"
+local sandbox = require "tkh.sandbox"
 
 local USAGE = [[
 usage: lua5.4 tkhgen.lua --out DIR [options] OPFILE...
@@ -79,9 +80,10 @@ local function load_build_info(path)
   local text = f:read("a")
   f:close()
   local chunk, cerr = load(text, "@" .. path, "t", {})
-  if not chunk then errors.raise("%s", cerr) end
-  local ok, info = pcall(chunk)
-  if not ok or type(info) ~= "table" then errors.raise("%s: must return a table", path) end
+  if not chunk then errors.raise("%s", errors.located(cerr, path)) end
+  local ok, info = pcall(sandbox.run, "build-info table", path, nil, chunk)
+  if not ok then errors.rethrow(info) end
+  if type(info) ~= "table" then errors.raise("%s: must return a table, got %s", path, type(info)) end
   return info
 end
 
@@ -94,8 +96,11 @@ local function main(argv)
     known.ops[op.name] = true
     for _, k in ipairs(op.kernels) do known.types[k.type.name] = true end
   end
-  for key, set in pairs(opts.filter) do
-    for name in pairs(set) do
+  for _, key in ipairs { "ops", "types" } do -- in a fixed order: one run names what the next would
+    local names = {}
+    for name in pairs(opts.filter[key] or {}) do names[#names + 1] = name end
+    table.sort(names)
+    for _, name in ipairs(names) do
       if not known[key][name] then
         errors.raise("--%s: '%s' matches no %s in the op files", key, name,
           key == "ops" and "op" or "generated kernel's type")

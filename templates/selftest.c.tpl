@@ -18,6 +18,10 @@ int main(void)
     }
     const char *env = getenv("TKH_TEST_SEED");
     unsigned long long seed = env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL);
+    /* Printed before the run, so that a crash or a hang still leaves the seed to replay. */
+    printf("$(name) on %s (%s), seed %llu (replay with TKH_TEST_SEED=%llu)\n", device.name,
+        device.arch, seed, seed);
+    fflush(stdout);
     tkh_context *ctx = NULL;
     st = tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV);
     if (st != TKH_OK) {
@@ -28,8 +32,7 @@ int main(void)
     tkh_selftest_result result;
     st = tkh_registry_selftest(ctx, $(prefix)_registry_$(name)(), sizes, sizeof sizes / sizeof sizes[0],
         seed, &result);
-    printf("$(name) on %s (%s), seed %llu (replay with TKH_TEST_SEED=%llu): %zu of %zu runs passed\n",
-        device.name, device.arch, seed, seed, result.passed, result.runs);
+    printf("%zu of %zu runs passed\n", result.passed, result.runs);
     if (st != TKH_OK)
         printf("FAIL: %s\n", result.failure);
     tkh_context_destroy(ctx);

@@ -4,6 +4,7 @@
 --   ops/core.lua:14: op 'add': unknown type 'i33' (known: i8, i16, ...)
 local types = require "tkh.types"
 local errors = require "tkh.errors"
+local sandbox = require "tkh.sandbox"
 
 local M = {}
 
@@ -72,12 +73,12 @@ local function per_type_list(value, what, tname, fail)
   if value == nil then return {} end
   if type(value) ~= "table" then fail("'%s' must be a list of strings, or lists keyed by type", what) end
   if #value > 0 or next(value) == nil then return string_list(value, what, fail) end
-  for key, list in pairs(value) do
+  for _, key in ipairs(sorted_keys(value)) do -- sorted: the same key is named on every run
     if not (types.group_keys[key] or types.is_type(key)) then
       fail("unknown %s key '%s' (use a type name, signed, unsigned, integer, float or any)",
-        what, tostring(key))
+        what, key)
     end
-    string_list(list, what .. "." .. tostring(key), fail)
+    string_list(value[key], what .. "." .. key, fail)
   end
   for _, key in ipairs(types.keys(tname)) do
     if value[key] ~= nil then return value[key] end
@@ -96,10 +97,10 @@ end
 local function check_keys(tbl, field, fail)
   if tbl == nil then return end
   if type(tbl) ~= "table" then fail("'%s' must be a table keyed by type or type group", field) end
-  for key in pairs(tbl) do
+  for _, key in ipairs(sorted_keys(tbl)) do
     if not (types.group_keys[key] or types.is_type(key)) then
       fail("unknown %s key '%s' (use a type name, signed, unsigned, integer, float or any)",
-        field, tostring(key))
+        field, key)
     end
   end
 end
@@ -137,9 +138,9 @@ local function validate(shape, def, where, seen, filter)
   end
   local fields = SHAPES[shape]
   if type(def) ~= "table" then fail("expected a table, got %s", type(def)) end
-  for k in pairs(def) do
+  for _, k in ipairs(sorted_keys(def)) do
     if not fields[k] then
-      fail("unknown field '%s' (known: %s)", tostring(k), table.concat(sorted_keys(fields), ", "))
+      fail("unknown field '%s' (known: %s)", k, table.concat(sorted_keys(fields), ", "))
     end
   end
   for _, k in ipairs(sorted_keys(fields)) do
@@ -199,20 +200,20 @@ local function validate(shape, def, where, seen, filter)
   return op
 end
 
-local INSTRUCTION_BUDGET = 100000000 -- VM instructions: about a second
-
--- Loads op files in order. filter.types / filter.ops: nil, or sets of names to keep.
--- Returns the list of ops (an op filtered out entirely keeps an empty kernel list).
+-- Loads op files in order, each under the sandbox's budgets (tkh.sandbox). filter.types /
+-- filter.ops: nil, or sets of names to keep. Returns the list of ops (an op filtered out
+-- entirely keeps an empty kernel list).
 function M.load(paths, filter)
   local ops, seen = {}, {}
   filter = filter or {}
   for _, path in ipairs(paths) do
-    local env = { ipairs = ipairs, pairs = pairs, string = string, table = table,
-                  math = math, tostring = tostring, type = type }
+    local env = { ipairs = ipairs, pairs = pairs, tostring = tostring, type = type,
+                  string = sandbox.library("string"), table = sandbox.library("table"),
+                  math = sandbox.library("math") }
     for shape in pairs(SHAPES) do
       env[shape] = function(def)
         local info = debug.getinfo(2, "Sl")
-        ops[#ops + 1] = validate(shape, def, info.short_src .. ":" .. info.currentline, seen, filter)
+        ops[#ops + 1] = validate(shape, def, info.source:sub(2) .. ":" .. info.currentline, seen, filter)
       end
     end
     local f, err = io.open(path, "rb")
@@ -221,14 +222,7 @@ function M.load(paths, filter)
     f:close()
     local chunk, cerr = load(text, "@" .. path, "t", env)
     if not chunk then errors.raise("%s", errors.located(cerr, path)) end
-    -- An op file is a description: one that runs this long is stuck in a loop.
-    debug.sethook(function()
-      local info = debug.getinfo(2, "Sl")
-      error(string.format("%s:%d: the op file ran for more than %d instructions",
-        info.short_src, info.currentline, INSTRUCTION_BUDGET), 0)
-    end, "", INSTRUCTION_BUDGET)
-    local ok, rerr = pcall(chunk)
-    debug.sethook()
+    local ok, rerr = pcall(sandbox.run, "op file", path, nil, chunk)
     if not ok then errors.rethrow(rerr) end
   end
   return ops

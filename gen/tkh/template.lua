@@ -7,6 +7,7 @@
 -- reads 'templates/elementwise.hip.tpl:12: ...'. '@' cannot start a C, HIP or JSON line,
 -- unlike Penlight's '#', which clashes with '#include'.
 local errors = require "tkh.errors"
+local sandbox = require "tkh.sandbox"
 
 local M = {}
 
@@ -47,14 +48,26 @@ function M.translate(text, name)
   return table.concat(out, "\n")
 end
 
+-- What a template may use beside its values: the sandbox's globals (tkh.sandbox).
+local function template_globals()
+  local g = { ipairs = ipairs, pairs = pairs, next = next, select = select, type = type,
+              tostring = tostring, tonumber = tonumber, error = error, assert = assert,
+              setmetatable = setmetatable, rawget = rawget, rawequal = rawequal,
+              rawlen = rawlen, rawset = rawset }
+  for _, lib in ipairs { "string", "table", "math", "utf8" } do g[lib] = sandbox.library(lib) end
+  return g
+end
+
 -- Compiles a template into a function(values) -> string. 'name' is what errors show.
+-- Each render runs under the sandbox's instruction and memory budgets.
 function M.compile(text, name)
   local source = M.translate(text, name)
   return function(values)
     local buf = {}
+    local globals = template_globals()
     local env = setmetatable({}, { __index = function(_, k)
       local v = values[k]
-      if v == nil then v = _G[k] end
+      if v == nil then v = globals[k] end
       return v
     end })
     env._put = function(...) for i = 1, select("#", ...) do buf[#buf + 1] = select(i, ...) end end
@@ -67,7 +80,8 @@ function M.compile(text, name)
     if not chunk then error(errors.located(err, name), 0) end
     -- An error raised inside a C function (an iterator over nil, say) has no position:
     -- give it the template line that was running.
-    local ok, rerr = xpcall(chunk, function(e)
+    sandbox.run("template", name, function(e)
+      if errors.is_user_error(e) then return e end -- the sandbox's budgets: located already
       local message = tostring(e)
       if message:find(name, 1, true) then return message end
       for level = 2, 64 do
@@ -78,8 +92,7 @@ function M.compile(text, name)
         end
       end
       return errors.located(message, name)
-    end)
-    if not ok then error(rerr, 0) end
+    end, chunk)
     return table.concat(buf)
   end
 end

@@ -5,6 +5,8 @@ set(expect_bad_name "tests/ops/bad_name.lua:2: op 'Add-1': name must be a lower-
 set(expect_missing_field "tests/ops/missing_field.lua:2: op 'add': missing field 'semantics'")
 set(expect_bad_arity "tests/ops/bad_arity.lua:2: op 'add': arity must be 1, 2 or 3, got 4")
 set(expect_injection "tests/ops/injection.lua:11: op 'evil': compute expression .* contains ';'")
+set(expect_runaway "tests/ops/runaway.lua:7: the op file ran for more than 100000000 instructions")
+set(expect_greedy "tests/ops/greedy.lua:[56]: the op file used more than 256 MiB of memory")
 set(expect_syntax "tests/ops/syntax.lua:4: '}' expected \\(to close '{' at line 2\\) near 'arity'")
 
 file(REMOVE_RECURSE "${WORK_DIR}")

@@ -182,6 +182,7 @@ static void admission_refuses_foreign_kernel(void **state)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the seed line survives an abort or a kill */
     tkh_device_report dev;
     tkh_status st = tkh_device_query(TKH_DEVICE_FROM_ENV, &dev);
     if (st == TKH_ERR_NO_DEVICE) {

@@ -304,6 +304,7 @@ static void many_threads(void **state)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the seed line survives an abort or a kill */
     tkh_device_report dev;
     if (tkh_device_query(TKH_DEVICE_FROM_ENV, &dev) == TKH_ERR_NO_DEVICE) {
         printf("SKIP: %s\n", dev.reason);

@@ -87,6 +87,42 @@ static void template_errors_name_the_template_line(void **state)
         "w.tpl:1: template value is a table, not text");
 }
 
+/* The sandbox (gen/tkh/sandbox.lua) stops a template that loops or grows, naming its
+ * line; budgets are lowered here so that the test takes milliseconds. */
+static void template_budgets_stop_runaway_templates(void **state)
+{
+    lua_State *L = *state;
+    expect_text(L, "local s = require 'tkh.sandbox'\n"
+                   "s.INSTRUCTIONS, s.MEMORY_MIB = 1000000, 16\nreturn 'ok'", "ok");
+    expect_error(L, "return template.compile('x\\n@ while true do end\\n', 'templates/x.tpl'){}",
+        "templates/x.tpl:2: the template ran for more than 1000000 instructions");
+    expect_error(L, "return template.compile('@ local t = {}\\n@ for i = 1, 1e9 do t[i] = { i } end\\n', 'g.tpl'){}",
+        "g.tpl:2: the template used more than 16 MiB of memory");
+    expect_error(L, "return template.compile('@ local s = (\"ab\"):rep(1e9)\\n', 'r.tpl'){}",
+        "r.tpl:1: the template asked string.rep for 2000000000 bytes, more than its 16 MiB");
+    /* The hook cannot be escaped: no debug library, no coroutines, no pcall. */
+    expect_error(L, "return template.compile('@ debug.sethook()\\n', 'd.tpl'){}",
+        "d.tpl:1: attempt to index a nil value (global 'debug')");
+    expect_error(L, "return template.compile('@ coroutine.wrap(print)()\\n', 'c.tpl'){}",
+        "c.tpl:1: attempt to index a nil value (global 'coroutine')");
+    expect_error(L, "return template.compile('@ pcall(error)\\n', 'p.tpl'){}",
+        "p.tpl:1: attempt to call a nil value (global 'pcall')");
+    /* Generated files must not vary from run to run: no math.random. */
+    expect_error(L, "return template.compile('$(math.random())\\n', 'm.tpl'){}",
+        "m.tpl:1: attempt to call a nil value (field 'random')");
+    /* After a stopped chunk, the generator's own string.rep is whole again. */
+    expect_text(L, "return ('ab'):rep(3)", "ababab");
+}
+
+static void ops_budgets_stop_runaway_op_files(void **state)
+{
+    lua_State *L = *state;
+    expect_text(L, "require('tkh.sandbox').INSTRUCTIONS = 1000000\nreturn 'ok'", "ok");
+    expect_error(L, "return ops([[\nlocal n = 0\nwhile n >= 0 do n = n + 1 end\n]])",
+        ":2: the op file ran for more than 1000000 instructions");
+    expect_error(L, "return ops([[\nos.exit(1)\n]])", ":1: attempt to index a nil value (global 'os')");
+}
+
 static void template_skips_parentheses_in_strings(void **state)
 {
     expect_text(*state, "return template.compile('$(f(\")\"))!\\n', 't.tpl'){ f = function(s) return s end }",
@@ -159,7 +195,8 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(template_inlines_and_loops), T(template_errors_name_the_template_line),
-        T(template_skips_parentheses_in_strings), T(ops_accept_a_valid_op),
+        T(template_skips_parentheses_in_strings), T(template_budgets_stop_runaway_templates),
+        T(ops_budgets_stop_runaway_op_files), T(ops_accept_a_valid_op),
         T(ops_reject_unknown_fields), T(ops_reject_duplicates), T(ops_need_an_expression_per_type),
         T(ops_check_operands_against_arity), T(ops_reject_code_outside_one_expression),
         T(ops_filter_types),

@@ -1,0 +1,3 @@
+@ coroutine.wrap(function() while true do end end)()
+@ debug.sethook()
+@ while true do end
