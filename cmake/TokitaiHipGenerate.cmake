@@ -66,7 +66,7 @@ endfunction()
 # Runs the generator (sources, then fingerprints, then registry and manifest), adds the
 # custom commands that compile each kernel for TKH_TARGETS, and sets in the caller:
 #   <var>_KERNEL_OBJECTS, <var>_HOST_SOURCES, <var>_INCLUDE_DIR, <var>_KERNELS_TARGET,
-#   <var>_MANIFEST, <var>_KERNEL_IDS, <var>_ORACLE_TESTS, <var>_GPU_TESTS.
+#   <var>_MANIFEST, <var>_KERNEL_IDS, <var>_UNITS, <var>_ORACLE_TESTS, <var>_GPU_TESTS.
 function(_tkh_add_catalog var)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME;PREFIX;INCLUDE_DIR;OUT_DIR;GEN_ROOT;RUNTIME_INCLUDE_DIR"
     "OPS;SELECT_OPS;SELECT_TYPES")
@@ -162,18 +162,24 @@ ${sources}  },
   # Each compile gets its own TMPDIR in the build tree, removed after it: the clang behind
   # hipcc (ROCm 5.2, LLVM 14/15) leaves two empty directories in $TMPDIR per compile
   # (llvm/llvm-project#100468), thousands in /tmp over a test suite.
-  foreach(id IN LISTS TKH_GENERATED_KERNELS)
-    set(obj "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${id}.o")
-    set(tmp "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${id}.tmp")
+  # One compiler run per unit (the kernels of one op), each kernel's sources its inputs.
+  foreach(unit IN LISTS TKH_GENERATED_UNITS)
+    set(obj "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${unit}.o")
+    set(tmp "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${unit}.tmp")
+    set(inputs "${out}/units/${unit}.hip")
+    foreach(id IN LISTS TKH_GENERATED_UNIT_${unit})
+      list(APPEND inputs "${out}/kernels/${id}.hip" "${out}/${TKH_GENERATED_ORACLE_DIR}/${id}.h")
+    endforeach()
+    list(JOIN TKH_GENERATED_UNIT_${unit} ", " ids_text)
     add_custom_command(OUTPUT "${obj}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${tmp}"
       COMMAND "${CMAKE_COMMAND}" -E env "TMPDIR=${tmp}"
         ${launcher} "${TKH_KERNEL_COMPILER}" ${TKH_KERNEL_FLAGS} ${target_flags}
         -I "${arg_RUNTIME_INCLUDE_DIR}" -I "${out}/include"
-        -c "${out}/kernels/${id}.hip" -o "${obj}"
+        -c "${out}/units/${unit}.hip" -o "${obj}"
       COMMAND "${CMAKE_COMMAND}" -E rm -rf "${tmp}"
-      DEPENDS "${out}/kernels/${id}.hip" "${out}/${TKH_GENERATED_ORACLE_DIR}/${id}.h" ${headers}
-      COMMENT "Compiling kernel ${arg_NAME}/${id} for ${TKH_TARGETS}"
+      DEPENDS ${inputs} ${headers}
+      COMMENT "Compiling the kernels of ${arg_NAME}/${unit} (${ids_text}) for ${TKH_TARGETS}"
       VERBATIM)
     list(APPEND objects "${obj}")
   endforeach()
@@ -187,6 +193,7 @@ ${sources}  },
   set(${var}_KERNELS_TARGET ${arg_NAME}_kernels PARENT_SCOPE)
   set(${var}_MANIFEST "${out}/manifest.json" PARENT_SCOPE)
   set(${var}_KERNEL_IDS "${TKH_GENERATED_KERNELS}" PARENT_SCOPE)
+  set(${var}_UNITS "${TKH_GENERATED_UNITS}" PARENT_SCOPE)
   set(${var}_ORACLE_TESTS "${out}/${TKH_GENERATED_ORACLE_TESTS}" PARENT_SCOPE)
   set(${var}_GPU_TESTS "${out}/${TKH_GENERATED_GPU_TESTS}" PARENT_SCOPE)
 endfunction()

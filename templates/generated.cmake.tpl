@@ -5,6 +5,17 @@ set(TKH_GENERATED_KERNELS
   $(k.id)
 @ end
 )
+# Compile units (units/<unit>.hip), one per op, and the kernels each includes.
+set(TKH_GENERATED_UNITS
+@ for _, u in ipairs(units) do
+  $(u.name)
+@ end
+)
+@ for _, u in ipairs(units) do
+@   local ids = {}
+@   for i, k in ipairs(u.kernels) do ids[i] = k.id end
+set(TKH_GENERATED_UNIT_$(u.name) $(table.concat(ids, " ")))
+@ end
 set(TKH_GENERATED_REGISTRY "$(name)_registry.c")
 set(TKH_GENERATED_ORACLE_TESTS "tests/oracle_tests.c")
 set(TKH_GENERATED_GPU_TESTS "tests/selftest.c")

@@ -110,6 +110,17 @@ function M.all(ops, opts, build_info)
     end
   end
 
+  -- Compile units: the kernels of one op together (templates/unit.hip.tpl).
+  local units, unit_of = {}, {}
+  for _, k in ipairs(kernels) do
+    local u = unit_of[k.op.name]
+    if not u then
+      u = { name = k.op.name, kernels = {} }
+      unit_of[k.op.name], units[#units + 1] = u, u
+    end
+    u.kernels[#u.kernels + 1] = k
+  end
+
   local inc = "include/" .. opts.include_dir .. "/"
   local common = {
     prefix = opts.prefix, name = opts.name, include_dir = opts.include_dir,
@@ -119,7 +130,7 @@ function M.all(ops, opts, build_info)
     types_used = types_used, macros = macros, unmacros = unmacros, load = load, store = store,
     comparisons = ops_loader.COMPARISONS, reduce_block = 256,
     guard = (opts.prefix .. "_" .. opts.name):upper(),
-    kernels = kernels, ops = ops, op_files = table.concat(op_files, ", "),
+    kernels = kernels, units = units, ops = ops, op_files = table.concat(op_files, ", "),
     generator = GENERATOR, cstr = cstr, json = json, contract = contract,
     build = build_info or unknown_build_info(),
   }
@@ -141,6 +152,9 @@ function M.all(ops, opts, build_info)
     emit("oracle.h.tpl", "include/" .. k.oracle_header, { k = k, op_file = k.op_file })
     emit(shape .. ".hip.tpl", "kernels/" .. k.id .. ".hip", { k = k, op_file = k.op_file })
     emit(shape .. ".c.tpl", "stubs/" .. k.id .. ".c", { k = k, op_file = k.op_file })
+  end
+  for _, unit in ipairs(common.units) do
+    emit("unit.hip.tpl", "units/" .. unit.name .. ".hip", { unit = unit })
   end
   emit("oracle_tests.c.tpl", "tests/oracle_tests.c")
   emit("selftest.c.tpl", "tests/selftest.c")
