@@ -107,9 +107,9 @@ function(_tkh_add_catalog var)
   string(SHA256 compiler_fp "${TKH_COMPILER_IDENTITY}")
   string(SHA256 build_fp "${TKH_PLATFORM};${TKH_TARGETS};${build_command}")
   string(REGEX REPLACE "\n.*" "" compiler_line "${TKH_COMPILER_IDENTITY}")
-  # A kernel's source is its file, its scalar definition and the two shared headers.
+  # A kernel's source is its file, its scalar definition and the shared headers.
   set(shared_source "")
-  foreach(h IN ITEMS scalar.h hip_platform.h)
+  foreach(h IN ITEMS scalar.h op_math.h hip_platform.h)
     file(READ "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/${h}" text)
     string(APPEND shared_source "${text}")
   endforeach()
@@ -158,6 +158,7 @@ ${sources}  },
   set(objects "")
   set(headers "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/hip_platform.h"
     "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/scalar.h"
+    "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/op_math.h"
     "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/export.h")
   # Each compile gets its own TMPDIR in the build tree, removed after it: the clang behind
   # hipcc (ROCm 5.2, LLVM 14/15) leaves two empty directories in $TMPDIR per compile

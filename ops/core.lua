@@ -135,3 +135,208 @@ reduction {
   combine = { integer = "a > b ? a : b", float = MAX_FLOAT },
   reference = { integer = "R(A > B ? A : B)", float = MAX_FLOAT_REF },
 }
+
+-- Math functions. The device calls its vendor's library (CUDA's libdevice, AMD's OCML);
+-- the oracle evaluates the same expression in double (long double for f64) and accepts a
+-- result within the op's bound in ulps of that unrounded value (the ulp rule,
+-- docs/semantics.md). Bounds per platform: the vendor's documented maximum error plus
+-- 0.5 (CUDA's is stated against the correctly rounded result; ours is against the exact
+-- value), from the CUDA C++ Programming Guide's tables (CUDA 12.8 to 13) and OCML's; f16
+-- and bf16 are computed in f32 and rounded once, so they are within half an ulp plus the
+-- f32 error scaled down (2^-13 or 2^-16 of it): 0.55. docs/accuracy.md has the measured
+-- errors against these bounds.
+local ROUNDED = 0.55
+
+local function bounds(nv32, nv64, amd32, amd64, b16)
+  return { f16 = { ulps = b16 or ROUNDED }, bf16 = { ulps = b16 or ROUNDED },
+           f32 = { ulps = { nvidia = nv32, amd = amd32 } },
+           f64 = { ulps = { nvidia = nv64, amd = amd64 } } }
+end
+
+-- name, semantics, expression (of a, or a and b), bounds: nvidia f32, f64, amd f32, f64.
+local FUNCTIONS = {
+  { "exp", "e^a", "exp(a)", bounds(2.5, 1.5, 3.5, 3.5) },
+  { "exp2", "2^a", "exp2(a)", bounds(2.5, 1.5, 3.5, 3.5) },
+  { "expm1", "e^a - 1, accurate near 0", "expm1(a)", bounds(1.5, 1.5, 3.5, 3.5) },
+  { "log", "natural logarithm; log(0) = -inf, log(x < 0) is NaN", "log(a)", bounds(1.5, 1.5, 3.5, 3.5) },
+  { "log2", "base-2 logarithm", "log2(a)", bounds(1.5, 1.5, 3.5, 3.5) },
+  { "log10", "base-10 logarithm", "log10(a)", bounds(2.5, 1.5, 3.5, 3.5) },
+  { "log1p", "log(1 + a), accurate near 0", "log1p(a)", bounds(1.5, 1.5, 2.5, 2.5) },
+  { "sin", "sine (radians, any magnitude)", "sin(a)", bounds(2.5, 2.5, 4.5, 4.5) },
+  { "cos", "cosine (radians, any magnitude)", "cos(a)", bounds(2.5, 2.5, 4.5, 4.5) },
+  { "tan", "tangent (radians, any magnitude)", "tan(a)", bounds(4.5, 2.5, 5.5, 5.5) },
+  { "asin", "arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1]", "asin(a)", bounds(2.5, 2.5, 4.5, 4.5) },
+  { "acos", "arccosine, in [0, pi]; NaN outside [-1, 1]", "acos(a)", bounds(2.5, 2.5, 4.5, 4.5) },
+  { "atan", "arctangent, in [-pi/2, pi/2]", "atan(a)", bounds(2.5, 2.5, 5.5, 5.5) },
+  { "sinh", "hyperbolic sine", "sinh(a)", bounds(3.5, 2.5, 4.5, 4.5) },
+  { "cosh", "hyperbolic cosine", "cosh(a)", bounds(2.5, 1.5, 4.5, 4.5) },
+  { "tanh", "hyperbolic tangent", "tanh(a)", bounds(2.5, 1.5, 5.5, 5.5) },
+  { "asinh", "inverse hyperbolic sine", "asinh(a)", bounds(3.5, 3.5, 4.5, 4.5) },
+  { "acosh", "inverse hyperbolic cosine; NaN below 1", "acosh(a)", bounds(4.5, 3.5, 4.5, 4.5) },
+  { "atanh", "inverse hyperbolic tangent; +-inf at +-1, NaN outside [-1, 1]", "atanh(a)", bounds(3.5, 2.5, 5.5, 5.5) },
+  { "erf", "error function", "erf(a)", bounds(2.5, 2.5, 16.5, 16.5) },
+  { "erfc", "complementary error function 1 - erf(a), accurate where erf is near 1", "erfc(a)", bounds(4.5, 5.5, 16.5, 16.5) },
+  { "cbrt", "cube root (of negative values too)", "cbrt(a)", bounds(1.5, 1.5, 2.5, 2.5) },
+  { "rsqrt", "1 / sqrt(a); rsqrt(+-0) = +-inf, NaN below 0", "rsqrt(a)", bounds(2.5, 1.5, 2.5, 2.5) },
+  { "atan2", "arctangent of a / b in (-pi, pi], by the signs of both (C atan2)", "atan2(a, b)", bounds(3.5, 2.5, 6.5, 6.5) },
+  { "pow", "a^b, with C's special cases (pow(x, 0) = 1, pow(1, y) = 1, NaN for a < 0 and b not an integer)", "pow(a, b)", bounds(4.5, 2.5, 16.5, 16.5) },
+  { "hypot", "sqrt(a^2 + b^2) without overflow or underflow on the way", "hypot(a, b)", bounds(3.5, 2.5, 4.5, 4.5) },
+}
+for _, f in ipairs(FUNCTIONS) do
+  elementwise { name = f[1], arity = f[3]:find(", b)", 1, true) and 2 or 1, types = { "float" },
+                semantics = f[2], compute = { float = f[3] }, compare = f[4] }
+end
+
+-- Exact on both sides (IEEE 754 defines them; both libraries follow it), so compared bit
+-- for bit. f16 and bf16 are computed in f32 and rounded, like every other float op.
+local function exact_float(name, arity, semantics, expr)
+  elementwise { name = name, arity = arity, types = { "float" }, semantics = semantics,
+                compute = { float = expr } }
+end
+exact_float("floor", 1, "largest integer <= a", "floor(a)")
+exact_float("ceil", 1, "smallest integer >= a (ceil(-0.5) = -0)", "ceil(a)")
+exact_float("trunc", 1, "a rounded toward zero", "trunc(a)")
+exact_float("rint", 1, "a rounded to the nearest integer, ties to even (numpy.rint, torch.round)", "rint(a)")
+exact_float("round", 1, "a rounded to the nearest integer, ties away from zero (C round)", "round(a)")
+-- A NaN's sign is no part of the contract (conversions may drop it): copysign(a, NaN) = |a|.
+exact_float("copysign", 2, "the magnitude of a with the sign of b; |a| when b is NaN", "isnan(b) ? fabs(a) : copysign(a, b)")
+-- C leaves the sign of fmin(-0, +0) open, so these are written out: -0 < +0 as in min/max.
+exact_float("fmin", 2, "the smaller of a and b, ignoring one NaN (IEEE 754-2008 minNum, numpy.fmin); -0 < +0",
+  "isnan(a) ? b : isnan(b) ? a : (" .. MIN_FLOAT .. ")")
+exact_float("fmax", 2, "the larger of a and b, ignoring one NaN (IEEE 754-2008 maxNum, numpy.fmax); -0 < +0",
+  "isnan(a) ? b : isnan(b) ? a : (" .. MAX_FLOAT .. ")")
+exact_float("fma", 3, "a * b + c rounded once (in f32 for f16 and bf16, then rounded to the type)", "fma(a, b, c)")
+
+-- Activations, in forms that stay accurate over the whole range (docs/semantics.md).
+
+-- Constants split into a head exact in the type and a tail, for the f32 and f64 forms:
+-- 1/sqrt(2) (gelu), 2 sqrt(2/pi) and its product with 0.044715 (gelu_tanh), and 64 log(2)
+-- (the shift that keeps e^a normal where a e^a still is; e^SHL is taken as 1 + SHL, whose
+-- error is below 2^-46). Each tail is a literal of its own, so that the reference, in a
+-- wider type, is as accurate as the split (a rounded e^tail would not be). LOW (GLOW) and
+-- HIGH: where gelu_tanh (gelu) has underflowed to -0, and where both have rounded to a;
+-- GTAIL: where gelu's erfc(z) nears the subnormals (z = 9 in f32, 26 in f64).
+local function inline(text, names)
+  for i = #names, 1, -1 do
+    text = text:gsub("%f[%w_]" .. names[i][1] .. "%f[^%w_]", "(" .. names[i][2] .. ")")
+  end
+  return text
+end
+local SPLIT = {
+  f32 = { C = "0.707106769084930419921875", CL = "1.2101617104478969e-8",
+          C1 = "1.5957691669464111328125", C1L = "-4.5340680421052716e-8",
+          C2 = "0.071354813873767852783203125", C2L = "2.3988323959931356e-9",
+          SH = "44.361419677734375", SHL = "-1.2189787519729714e-7", LOW = "-14", GLOW = "-17", HIGH = "16",
+          GTAIL = "-12.75" },
+  f64 = { C = "0.70710678118654752440", CL = "-4.8336466567264565e-17",
+          C1 = "1.5957691216057307117", C1L = "-9.9693088091109203e-17",
+          C2 = "0.071354816272600248776", C2L = "-6.1751499181553155e-19",
+          SH = "44.361419555836505424", SHL = "-5.6212373967393701e-15", LOW = "-30", GLOW = "-40", HIGH = "32",
+          GTAIL = "-36.75" },
+}
+local function constants(text, t)
+  return (text:gsub("%f[%w_](%u[%u%d]*)%f[^%w_]", function(name)
+    return SPLIT[t][name] and "(T)" .. SPLIT[t][name] or name
+  end))
+end
+local function split_steps(list, t)
+  local out = {}
+  for i, s in ipairs(list) do out[i] = { s[1], constants(s[2], t) } end
+  return out
+end
+
+-- a e^a where e^a alone would be subnormal (a < -80): e^(a + 64 log 2) 2^-64, whose
+-- argument is exact (SH is a multiple of a's ulp there).
+local A_EXP_A = "a * (exp(a + SH) * ((T)1 + SHL)) * (T)0x1p-64"
+
+elementwise {
+  name = "sigmoid", arity = 1, types = { "float" },
+  semantics = "1 / (1 + e^-a), as e^a / (1 + e^a) for a < 0 so that neither side overflows",
+  compute = { float = "a >= 0 ? (T)1 / ((T)1 + exp(-a)) : exp(a) / ((T)1 + exp(a))" },
+  compare = bounds(4, 3, 5, 5),
+}
+
+local SILU = "a >= 0 ? a / ((T)1 + exp(-a)) : a < (T)-80 ? (isinf(a) ? (T)-0.0 : " .. A_EXP_A
+  .. ") : a * exp(a) / ((T)1 + exp(a))"
+elementwise {
+  name = "silu", arity = 1, types = { "float" },
+  semantics = "a * sigmoid(a) (swish); silu(-inf) = -0",
+  compute = { float = constants(SILU, "f32"), f64 = constants(SILU, "f64") },
+  compare = bounds(4.5, 3.5, 5.5, 5.5),
+}
+
+elementwise {
+  name = "softplus", arity = 1, types = { "float" },
+  semantics = "log(1 + e^a), as max(a, 0) + log1p(e^-|a|): no overflow, no cancellation",
+  compute = { float = "(a > 0 ? a : (T)0) + log1p(exp(-fabs(a)))" },
+  compare = bounds(4, 3, 6, 6),
+}
+
+-- gelu(a) = a/2 erfc(-a / sqrt 2). The argument's rounding would cost up to 2 z^2 of it
+-- in erfc's tail (hundreds of ulps near a = -13 in f32), so f32 and f64 add erfc's change
+-- for the rounding error ZL to second order: erfc(-Z - d) = erfc(-Z) + 2/sqrt(pi)
+-- e^-Z^2 d (1 - Z d). (The second order is for the reference: in the type it is ~1e-12.)
+-- Past GTAIL, erfc(z) would be subnormal while gelu is not (|a|/2 times larger), so the
+-- tail is erfc(z) = e^-z^2 erfcx(z) with erfcx's asymptotic series (nine terms: 4e-14 at
+-- z = 9), 1/(z sqrt(pi)) (1 - 1/(2z^2) + 3/(2z^2)^2 - ...), e^-z^2 of the split square
+-- z^2 = P + D, and e^-P shifted by 64 log 2 (exact: P and SH share a grid) so that only the
+-- last product rounds into the subnormals. Inline: the tail's names are not steps, so the
+-- device computes them only where a lane takes the tail.
+local GELU_STEPS = { { "Z", "a * C" }, { "ZL", "fma(a, C, -Z) + a * CL" } }
+-- (1/sqrt(pi) as a double head and its tail, so that the f64 reference has it whole.)
+local GELU_TAIL = inline("(T)0.5 * a * ((T)0.5641895835477563 + (T)7.6677298065829404e-18) * SERIES / -Z * ((T)1 - ZL / Z)"
+  .. " * ((T)1 - D * ((T)1 - D / 2)) * exp(SH - P) * ((T)1 + SHL) * (T)0x1p-64", {
+    { "P", "Z * Z" }, { "D", "fma(Z, Z, -P) + (T)2 * Z * ZL + ZL * ZL" }, { "W", "(T)0.5 / (P + D)" },
+    { "SERIES", "(T)1 - W * ((T)1 - (T)3 * W * ((T)1 - (T)5 * W * ((T)1 - (T)7 * W * ((T)1 - (T)9 * W"
+      .. " * ((T)1 - (T)11 * W * ((T)1 - (T)13 * W * ((T)1 - (T)15 * W * ((T)1 - (T)17 * W))))))))" } })
+local GELU = "a < GLOW ? (T)-0.0 : a > HIGH ? a : a < GTAIL ? " .. GELU_TAIL .. " : "
+  .. "(T)0.5 * a * (erfc(-Z) + ZL * ((T)1 - Z * ZL) * (T)1.1283791670955125739 * exp(-Z * Z))"
+elementwise {
+  name = "gelu", arity = 1, types = { "float" },
+  semantics = "a/2 (1 + erf(a / sqrt 2)), as a/2 erfc(-a / sqrt 2) (no cancellation for a < 0); "
+    .. "gelu(-inf) = -0",
+  compute = { float = "isinf(a) ? (a > 0 ? a : (T)-0.0) : (T)0.5 * a * erfc(-a * (T)0.70710678118654752440)",
+              f32 = constants(GELU, "f32"), f64 = constants(GELU, "f64") },
+  steps = { f32 = split_steps(GELU_STEPS, "f32"), f64 = split_steps(GELU_STEPS, "f64") },
+  compare = bounds(8, 8, 18, 18),
+}
+
+-- gelu_tanh(a) = a/2 (1 + tanh(y)) = a sigmoid(2y), 2y = S = a (C1 + C2 a^2). In f32 and f64
+-- S is carried as S + SL (error-free products and sums), and e^(S + SL) as e^S (1 + SL
+-- (1 + SL/2)): e^S's sensitivity to its argument is |S|, up to ~100 before the result
+-- underflows.
+local GELU_TANH_STEPS = {
+  { "P", "a * a" }, { "PL", "fma(a, a, -P)" },
+  { "Q", "C2 * P" }, { "QL", "fma(C2, P, -Q) + (C2 * PL + C2L * P)" },
+  { "R", "C1 + Q" }, { "RB", "R - C1" }, { "RL", "((C1 - (R - RB)) + (Q - RB)) + (QL + C1L)" },
+  { "S", "a * R" }, { "SL", "fma(a, R, -S) + a * RL" },
+}
+local GELU_TANH = "a < LOW ? (T)-0.0 : a > HIGH ? a : S >= 0 ? a / ((T)1 + exp(-S) * ((T)1 - SL * ((T)1 - SL / 2)))"
+  .. " : S < (T)-64 ? a * (exp(S + SH) * ((T)1 + SHL) * ((T)1 + SL * ((T)1 + SL / 2))) * (T)0x1p-64"
+  .. " : a * (exp(S) * ((T)1 + SL * ((T)1 + SL / 2))) / ((T)1 + exp(S) * ((T)1 + SL * ((T)1 + SL / 2)))"
+elementwise {
+  name = "gelu_tanh", arity = 1, types = { "float" },
+  semantics = "a/2 (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))) (gelu approximate='tanh'), as "
+    .. "a sigmoid(2 sqrt(2/pi) (a + 0.044715 a^3)); -0 below the range where it underflows, a above "
+    .. "the one where it rounds to a",
+  -- f16 and bf16 (computed in f32) need no extended S, only the stable sigmoid: bf16 has
+  -- f32's range, so its results reach 1e-38.
+  compute = { float = constants("a < LOW ? (T)-0.0 : a > HIGH ? a : S >= 0 ? a / ((T)1 + exp(-S)) : "
+                .. "S < (T)-64 ? a * (exp(S + SH) * ((T)1 + SHL)) * (T)0x1p-64 : a * exp(S) / ((T)1 + exp(S))", "f32"),
+              f32 = constants(GELU_TANH, "f32"), f64 = constants(GELU_TANH, "f64") },
+  steps = { float = { { "S", "a * ((T)1.5957691216057307117 + (T)0.071354816272600248776 * (a * a))" } },
+            f32 = split_steps(GELU_TANH_STEPS, "f32"), f64 = split_steps(GELU_TANH_STEPS, "f64") },
+  compare = bounds(5, 5, 7, 8),
+}
+
+-- Approximations: the vendors' fast forms (tokitai_hip/op_math.h), float only, held to
+-- bounds of their own. CUDA documents __expf within 2 + floor(1.173 |a|) ulps: 124 where
+-- the result is finite and normal; AMD documents none for its native exp, so the same.
+local function fast(name, semantics, expr, f32_bound)
+  elementwise { name = name, arity = 1, types = { "f16", "bf16", "f32" }, semantics = semantics,
+                compute = { float = expr },
+                compare = { f16 = { ulps = ROUNDED }, bf16 = { ulps = ROUNDED }, f32 = { ulps = f32_bound } } }
+end
+fast("fast_exp", "e^a by the device's fast exponential (CUDA __expf, AMD native exp)", "tkh_fast_exp(a)", 124.5)
+fast("fast_sigmoid", "sigmoid(a) from the fast exponential, stable for a < 0 as sigmoid is",
+  "a >= 0 ? (T)1 / ((T)1 + tkh_fast_exp(-a)) : tkh_fast_exp(a) / ((T)1 + tkh_fast_exp(a))", 126)

@@ -21,8 +21,21 @@ BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div
           "bit_xor": torch.bitwise_xor, "shl": torch.bitwise_left_shift,
           "shr": torch.bitwise_right_shift}
 UNARY = {"neg": torch.neg, "abs": torch.abs, "bit_not": torch.bitwise_not, "sqrt": torch.sqrt}
+# The math ops torch has under the same name, and the activations of torch.nn.functional
+# (which take no out=).
+for _name in ("exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh tanh "
+              "asinh acosh atanh erf erfc rsqrt floor ceil trunc sigmoid").split():
+    UNARY[_name] = getattr(torch, _name)
+UNARY["rint"] = torch.round  # ties to even, as ours
+BINARY.update({"atan2": torch.atan2, "pow": torch.pow, "hypot": torch.hypot,
+               "copysign": torch.copysign, "fmin": torch.fmin, "fmax": torch.fmax})
+F = torch.nn.functional
+NO_OUT = {"silu": F.silu, "softplus": F.softplus, "gelu": F.gelu,
+          "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+          "fast_exp": torch.exp, "fast_sigmoid": torch.sigmoid}
 REDUCE = {"sum": torch.sum, "amin": torch.amin, "amax": torch.amax}
-ARITY = {**{k: 2 for k in BINARY}, **{k: 1 for k in UNARY}, **{k: 1 for k in REDUCE}}
+ARITY = {**{k: 2 for k in BINARY}, **{k: 1 for k in UNARY}, **{k: 1 for k in REDUCE},
+         **{k: 1 for k in NO_OUT}}
 
 
 def inputs(op, dtype, n):
@@ -36,6 +49,8 @@ def call(op, dtype, n):
     if op in REDUCE:
         out = torch.empty((), device="cuda", dtype=dtype)
         return lambda: REDUCE[op](xs[0], dim=0, out=out)
+    if op in NO_OUT:
+        return lambda: NO_OUT[op](xs[0])
     out = torch.empty(n, device="cuda", dtype=dtype)
     fn = BINARY.get(op) or UNARY[op]
     return lambda: fn(*xs, out=out)
@@ -66,7 +81,7 @@ def main():
             entry["torch_device_seconds"] = t
             entry["torch_tb_per_s"] = r["bytes"] / t * 1e-12
             entry["ratio_vs_torch"] = t / r["device_seconds"]["median"]
-        except (RuntimeError, TypeError, NotImplementedError) as e:
+        except (RuntimeError, TypeError, NotImplementedError, KeyError) as e:
             entry["torch_error"] = str(e).splitlines()[0]
         rows.append(entry)
         del fn
@@ -75,12 +90,14 @@ def main():
     ours["torch"] = torch.__version__
     json.dump(ours, sys.stdout, indent=1)
     print()
-    print(f"{'op':8} {'type':5} {'n':>10} {'ours TB/s':>10} {'torch TB/s':>10} {'ratio':>6}",
-          file=sys.stderr)
+    print(f"{'op':12} {'type':5} {'n':>10} {'ours TB/s':>10} {'torch TB/s':>10} {'ratio':>6} "
+          f"{'copy TB/s':>10} {'/copy':>6}", file=sys.stderr)
     for r in rows:
-        print(f"{r['op']:8} {r['type']:5} {r['n']:>10} {r['device_tb_per_s']:>10.3f} "
+        copy = r.get("copy_tb_per_s", 0)
+        print(f"{r['op']:12} {r['type']:5} {r['n']:>10} {r['device_tb_per_s']:>10.3f} "
               f"{r.get('torch_tb_per_s', float('nan')):>10.3f} "
-              f"{r.get('ratio_vs_torch', float('nan')):>6.2f}", file=sys.stderr)
+              f"{r.get('ratio_vs_torch', float('nan')):>6.2f} {copy:>10.3f} "
+              f"{r['device_tb_per_s'] / copy if copy else float('nan'):>6.2f}", file=sys.stderr)
 
 
 if __name__ == "__main__":

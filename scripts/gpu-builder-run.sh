@@ -1,17 +1,19 @@
 #!/bin/bash
 # One call on a GPU builder: configure, build, run the whole ctest suite and the tool on
-# 2^28 elements, compute-sanitizer over the GPU tests, and the benchmark against torch.
-# Logs go to $OUT (default: ./gpu-run), eight files: machine.txt, build.log, ctest.log
-# (the suite, then its GPU tests spread over the GPUs by a resource spec file, the device
-# report and the 2^28 run), junit.xml, sanitizer.log, bench.log,
-# ours.json (tokitai-hip bench) and bench.json (with torch, when torch is installed).
-# PHASES picks steps (default "build test sanitize bench"); extra arguments go to the
-# configure step.
+# 2^28 elements, compute-sanitizer over the GPU tests, the benchmark against torch, and
+# the accuracy sweep of the math ops.
+# Logs go to $OUT (default: ./gpu-run): machine.txt, build.log, ctest.log (the suite,
+# then its GPU tests spread over the GPUs by a resource spec file, the device report and
+# the 2^28 run), junit.xml, sanitizer.log, bench.log, ours.json (tokitai-hip bench),
+# bench.json (with torch, when torch is installed), accuracy.log and accuracy.json
+# (tokitai-hip accuracy; ACCURACY_OPS / ACCURACY_TYPES, default all, ACCURACY_N samples).
+# PHASES picks steps (default "build test sanitize bench accuracy"); extra arguments go
+# to the configure step.
 #   PHASES="build test" bash scripts/gpu-builder-run.sh [-DTOKITAI_HIP_PLATFORM=nvidia ...]
 set -uo pipefail
 out=${OUT:-$PWD/gpu-run}
 build=${BUILD_DIR:-build-gpu}
-phases=" ${PHASES:-build test sanitize bench} "
+phases=" ${PHASES:-build test sanitize bench accuracy} "
 mkdir -p "$out"
 status=0
 step() { # step LOG COMMAND...: runs, appends to $out/LOG.log, remembers a failure
@@ -66,5 +68,9 @@ if has bench; then
   if python3 -c 'import torch' 2>/dev/null; then
     step bench sh -c 'python3 scripts/bench_torch.py "$0" > "$1"' "$out/ours.json" "$out/bench.json"
   fi
+fi
+if has accuracy; then
+  step accuracy sh -c '"$0" accuracy ${ACCURACY_OPS:-all} ${ACCURACY_TYPES:-all} --n ${ACCURACY_N:-100000000} > "$1"' \
+    "$tool" "$out/accuracy.json"
 fi
 exit $status

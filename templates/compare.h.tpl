@@ -1,11 +1,12 @@
 /* $(do_not_edit) */
 /* Host-side comparison and printing of each scalar type of this catalog, for the oracle
  * checks in the stubs and for tests. Floats compare bit for bit, except that any NaN
- * equals any NaN. */
+ * equals any NaN; under the ulp rule, by their distance from an unrounded reference. */
 #ifndef $(guard)_COMPARE_H
 #define $(guard)_COMPARE_H
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,44 @@ static inline void $(prefix)_format_$(t.name)(char *buf, size_t size, $(t.c) v)
         len += snprintf(buf + len, size - (size_t)len, "%02x", bytes[i - 1]);
     if (len > 0 && (size_t)len < size)
         snprintf(buf + len, size - (size_t)len, ")");
+}
+
+@     local R, top, l = t.reference, "0x1p" .. (t.emax + 1), ""
+@     if R == "long double" then top, l = top .. "L", "l" end
+/* The ulp rule (docs/semantics.md): the distance of a device result from the unrounded
+ * reference r, in ulps of $(t.name) at r, or +inf where a rule for special values fails: r
+ * NaN needs a NaN, r infinite needs that infinity, a NaN needs r NaN, and a zero must have
+ * r's sign. Past the range, r counts as the next power of two above the largest finite
+ * value ($(top)), and so does an infinite result: an overflow to infinity of r beyond the
+ * rounding threshold is exact. The ulp at r is that of r's binade, clamped to the normal
+ * range (subnormals share the smallest binade's ulp, 2^$(t.emin - t.mantissa + 1)). */
+static inline $(R) $(prefix)_ulp_error_$(t.name)($(t.c) got_bits, $(R) r)
+{
+    const $(R) g = ($(R))$(load(t, "got_bits"));
+    if (isnan(r) || isnan(g))
+        return isnan(r) && isnan(g) ? 0 : INFINITY;
+    if (isinf(r))
+        return g == r ? 0 : INFINITY;
+    if (g == 0 && !signbit(g) != !signbit(r)) /* signbit: any non-zero for set */
+        return INFINITY;
+    const $(R) top = $(top);
+    const $(R) gc = isinf(g) ? copysign$(l)(top, g) : g, rc = fabs$(l)(r) > top ? copysign$(l)(top, r) : r;
+@     if R == "double" then
+    /* The binade from the exponent bits (a double subnormal is far below the range). */
+    uint64_t bits;
+    memcpy(&bits, &rc, sizeof bits);
+    int e = (int)((bits >> 52) & 0x7FF) - 1023;
+    e = e < $(t.emin) ? $(t.emin) : e > $(t.emax) ? $(t.emax) : e;
+    const uint64_t scale_bits = (uint64_t)(1023 + $(t.mantissa - 1) - e) << 52; /* 2^(p-1-e) */
+    double scale;
+    memcpy(&scale, &scale_bits, sizeof scale);
+    return fabs(gc - rc) * scale;
+@     else
+    int e = 0;
+    (void)frexpl(rc, &e); /* rc = m 2^e, 0.5 <= |m| < 1: the binade is e - 1 */
+    e = rc == 0 || e - 1 < $(t.emin) ? $(t.emin) : e - 1 > $(t.emax) ? $(t.emax) : e - 1;
+    return ldexpl(fabsl(gc - rc), $(t.mantissa - 1) - e);
+@     end
 }
 @   end
 

@@ -14,11 +14,101 @@ extern TKH_HIDDEN const tkh_kernel_info $(k.info);
 @   wide[i] = "wide[" .. (i - 1) .. "][i]"
 @ end
 enum { BLOCK = 256 };
+@ if k.compare == "ulp" then
+@   local R = t.reference
+@   local refs, wide_refs = {}, {}
+@   for i = 1, arity do
+@     refs[i] = "(" .. R .. ")" .. load(t, "x[" .. (i - 1) .. "][i]")
+@     wide_refs[i] = "(" .. R .. ")wide[" .. (i - 1) .. "][i]"
+@   end
+/* The bound for the platform built for, from the registry (the vendors' libraries differ). */
+#define BOUND ($(k.info).ulp_bound)
+
+/* The first index in [from, to) whose device output is not within BOUND ulps of the
+ * reference (tokitai_hip/compare.h: the ulp rule), or 'to'; for one, 'detail' says what
+ * differed. */
+static size_t first_difference(const $(S) *const *x, const $(S) *got, size_t from, size_t to,
+    tkh_check_note *note)
+{
+    for (size_t i = from; i < to; ++i) {
+        const $(R) want = $(k.reference_fn)($(table.concat(refs, ", ")));
+        const $(R) error = $(prefix)_ulp_error_$(t.name)(got[i], want);
+        if (!(error <= BOUND)) {
+            char g[64], args[$(arity) * 66] = "", e[48];
+            $(prefix)_format_$(t.name)(g, sizeof g, got[i]);
+            for (int j = 0, len = 0; j < $(arity); ++j) {
+                char v[64];
+                $(prefix)_format_$(t.name)(v, sizeof v, x[j][i]);
+                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
+            }
+            if (isinf(error))
+                snprintf(e, sizeof e, "a special value out of rule");
+            else
+                snprintf(e, sizeof e, "%.3Lg ulps", (long double)error);
+            snprintf(note->detail, sizeof note->detail,
+                "got %s, expected within %g ulps of %.21Lg = $(k.op.name)(%s): %s", g,
+                (double)BOUND, (long double)want, args, e);
+            note->error = (double)error;
+            return i;
+        }
+    }
+    return to;
+}
+
+/* Measures each output against the reference in $(R), block by block: a loop without
+ * early exits over a block, which the compiler can vectorize, then a search of a block
+ * that holds a difference or a new largest error. Returns the first difference, or n.
+ * One copy per x86-64 level (TKH_CHECK_CLONES), static as below. */
+TKH_CHECK_CLONES static size_t compare_blocks(const $(S) *const *x, const $(S) *got, size_t n,
+    tkh_check_note *note)
+{
+    $(R) worst = ($(R))note->worst;
+    for (size_t base = 0; base < n; base += BLOCK) {
+        const size_t len = n - base < BLOCK ? n - base : BLOCK;
+        $(R) block_worst = 0;
+        int differs = 0;
+@   if t.load then
+        $(t.compute) wide[$(arity)][BLOCK];
+        for (int j = 0; j < $(arity); ++j)
+            $(t.load)_n(x[j] + base, wide[j], len);
+        for (size_t i = 0; i < len; ++i) {
+            const $(R) error = $(prefix)_ulp_error_$(t.name)(got[base + i],
+                $(k.reference_fn)($(table.concat(wide_refs, ", "))));
+            differs |= !(error <= BOUND);
+            block_worst = error > block_worst ? error : block_worst;
+        }
+@   else
+        for (size_t i = base; i < base + len; ++i) {
+            const $(R) error = $(prefix)_ulp_error_$(t.name)(got[i], $(k.reference_fn)($(table.concat(refs, ", "))));
+            differs |= !(error <= BOUND);
+            block_worst = error > block_worst ? error : block_worst;
+        }
+@   end
+        if (differs) {
+            const size_t bad = first_difference(x, got, base, base + len, note);
+            if (bad < base + len) {
+                note->worst = (double)worst; /* the blocks before this one */
+                return bad;
+            }
+        }
+        if (block_worst > worst) { /* where: the first output of the block with that error */
+            for (size_t i = base; i < base + len; ++i)
+                if ($(prefix)_ulp_error_$(t.name)(got[i], $(k.reference_fn)($(table.concat(refs, ", ")))) == block_worst) {
+                    note->worst_index = i;
+                    break;
+                }
+            worst = block_worst;
+        }
+    }
+    note->worst = (double)worst;
+    return n;
+}
+@ else
 
 /* The first index in [from, to) where the device output differs from the oracle, or 'to';
  * for a difference, 'detail' says what differed. */
 static size_t first_difference(const $(S) *const *x, const $(S) *got, size_t from, size_t to,
-    char *detail, size_t detail_size)
+    tkh_check_note *note)
 {
     for (size_t i = from; i < to; ++i) {
         const $(S) want = $(k.oracle)($(table.concat(elems, ", ")));
@@ -31,7 +121,7 @@ static size_t first_difference(const $(S) *const *x, const $(S) *got, size_t fro
                 $(prefix)_format_$(t.name)(v, sizeof v, x[j][i]);
                 len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
             }
-            snprintf(detail, detail_size, "got %s, expected %s = $(k.op.name)(%s)", g, w, args);
+            snprintf(note->detail, sizeof note->detail, "got %s, expected %s = $(k.op.name)(%s)", g, w, args);
             return i;
         }
     }
@@ -43,12 +133,12 @@ static size_t first_difference(const $(S) *const *x, const $(S) *got, size_t fro
  * for its first difference. Returns that index, or n. Compiled once per x86-64 level
  * (TKH_CHECK_CLONES); static, so that no copy is seen outside this file. */
 TKH_CHECK_CLONES static size_t compare_blocks(const $(S) *const *x, const $(S) *got, size_t n,
-    char *detail, size_t detail_size)
+    tkh_check_note *note)
 {
     for (size_t base = 0; base < n; base += BLOCK) {
         const size_t len = n - base < BLOCK ? n - base : BLOCK;
         int differs = 0;
-@ if t.load then
+@   if t.load then
         /* $(t.name) converts to and from $(t.compute) a block at a time. */
         $(t.compute) wide[$(arity)][BLOCK], result[BLOCK];
         $(S) want[BLOCK];
@@ -59,28 +149,29 @@ TKH_CHECK_CLONES static size_t compare_blocks(const $(S) *const *x, const $(S) *
         $(t.store)_n(result, want, len);
         for (size_t i = 0; i < len; ++i)
             differs |= !$(prefix)_same_$(t.name)(got[base + i], want[i]);
-@ else
+@   else
         for (size_t i = base; i < base + len; ++i)
             differs |= !$(prefix)_same_$(t.name)(got[i], $(k.oracle)($(table.concat(elems, ", "))));
-@ end
+@   end
         if (differs) { /* the element-by-element oracle has the last word */
-            const size_t bad = first_difference(x, got, base, base + len, detail, detail_size);
+            const size_t bad = first_difference(x, got, base, base + len, note);
             if (bad < base + len)
                 return bad;
         }
     }
     return n;
 }
+@ end
 
 TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+    unsigned grid, unsigned block, tkh_check_note *note)
 {
     (void)grid;
     (void)block;
     const $(S) *x[$(arity)];
     for (int j = 0; j < $(arity); ++j)
         x[j] = inputs[j];
-    return compare_blocks(x, out, n, detail, detail_size);
+    return compare_blocks(x, out, n, note);
 }
 
 tkh_status $(k.entry)(tkh_context *ctx, $(table.concat(params, ", ")), $(S) *out, size_t n,

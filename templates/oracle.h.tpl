@@ -9,6 +9,13 @@
 #include "tokitai_hip/scalar.h"
 
 @ local t = k.type
+@ -- The op's steps, each a constant of the type computed in, then its expression.
+@ local function body(indent)
+@   for _, s in ipairs(k.steps) do
+$(indent)const T $(s.name) = (T)($(s.expr));
+@   end
+$(indent)return (T)($(k.expr));
+@ end
 /* $(k.op.name) $(t.name): $(k.op.semantics) ($(k.op_file)) */
 $(macros(t))
 @   if k.op.shape == "reduction" then
@@ -32,7 +39,7 @@ TKH_HD static inline $(t.compute) $(k.oracle)($(t.compute) a, $(t.compute) b)
  * blocks of operands and results at once around it. */
 TKH_HD static inline T $(k.oracle)_wide($(table.concat(wide_args, ", ")))
 {
-    return (T)($(k.expr));
+@       body("    ")
 }
 
 TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
@@ -40,13 +47,36 @@ TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
     return $(store(t, k.oracle .. "_wide(" .. table.concat(wide_loads, ", ") .. ")"));
 }
 @     else
+@       if #k.steps == 0 then
 TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
 {
     const T $(table.concat(loads, ", "));
     return $(store(t, "(T)(" .. k.expr .. ")"));
 }
+@       else
+TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
+{
+    const T $(table.concat(loads, ", "));
+@         body("    ")
+}
+@       end
 @     end
 @   end
 $(unmacros(t))
+@ if k.compare == "ulp" then
+@   local R, args = t.reference, {}
+@   for i, o in ipairs(k.operands) do args[i] = R .. " " .. o end
+
+#if !defined(__HIPCC__) && !defined(__CUDACC__)
+/* The ulp rule's reference (host only): the same expression evaluated in $(R), and not
+ * rounded to $(t.name); the check measures the device's result against it. */
+#define T $(R)
+static inline $(R) $(k.reference_fn)($(table.concat(args, ", ")))
+{
+@   body("    ")
+}
+#undef T
+#endif
+@ end
 
 #endif

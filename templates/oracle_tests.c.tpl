@@ -2,7 +2,11 @@
 /* CPU tests of the '$(name)' oracle: for every (op, type) with a 'reference', every tuple
  * of the type's edge values through the oracle (a reduction: the edge values folded both
  * ways), compared with the reference evaluated in wide arithmetic
- * (tokitai_hip/reference.h). Any NaN equals any NaN. */
+ * (tokitai_hip/reference.h). Any NaN equals any NaN. For every op under the ulp rule,
+ * every tuple of edge values through the host's own evaluation of the expression (the
+ * C library's functions in the compute type), measured against the rule's reference
+ * under the op's bound (the larger, where the platforms' differ): the special-value
+ * rules and the bound hold for a second implementation of the functions. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -65,6 +69,43 @@ static void test_$(k.id)(void **state)
 @     end
 #undef R
 $(unmacros(t))
+
+@   elseif k.compare == "ulp" then
+@     tested[#tested + 1] = k
+@     local t, S, arity, R = k.type, k.type.c, k.op.arity, k.type.reference
+@     local args, refs = {}, {}
+@     for i = 1, arity do
+@       args[i] = "x[" .. (i - 1) .. "]"
+@       refs[i] = "(" .. R .. ")" .. load(t, "x[" .. (i - 1) .. "]")
+@     end
+static void test_$(k.id)(void **state)
+{
+    (void)state;
+    const $(S) edges[] = { $(table.concat(t.edges, ", ")) };
+    const size_t count = sizeof edges / sizeof edges[0];
+    size_t total = 1;
+    for (int j = 0; j < $(arity); ++j)
+        total *= count;
+    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
+        $(S) x[$(arity)];
+        for (size_t j = 0, rest = pick; j < $(arity); ++j, rest /= count)
+            x[j] = edges[rest % count];
+        const $(S) got = $(k.oracle)($(table.concat(args, ", ")));
+        const $(R) want = $(k.reference_fn)($(table.concat(refs, ", ")));
+        const $(R) error = $(prefix)_ulp_error_$(t.name)(got, want);
+        if (!(error <= $(ops_format_ulps(k.ulps_max)))) {
+            char args[$(arity) * 66] = "", sg[64];
+            for (int j = 0, len = 0; j < $(arity); ++j) {
+                char v[64];
+                $(prefix)_format_$(t.name)(v, sizeof v, x[j]);
+                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
+            }
+            $(prefix)_format_$(t.name)(sg, sizeof sg, got);
+            fail_msg("$(k.op.name)_$(t.name)(%s) = %s on the host, %.3Lg ulps from the reference "
+                "%.21Lg (bound $(ops_format_ulps(k.ulps_max)))", args, sg, (long double)error, (long double)want);
+        }
+    }
+}
 
 @   elseif k.reference then
 @     tested[#tested + 1] = k

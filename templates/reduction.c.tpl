@@ -139,7 +139,7 @@ TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state
 }
 
 TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+    unsigned grid, unsigned block, tkh_check_note *note)
 {
     const long double sum = state->sum + state->comp, mag = state->mag;
     const int nan = state->nan, pos_inf = state->pos_inf, neg_inf = state->neg_inf;
@@ -177,7 +177,7 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size
         return n;
     char g[64];
     $(prefix)_format_$(t.name)(g, sizeof g, ((const $(S) *)out)[0]);
-    snprintf(detail, detail_size, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
+    snprintf(note->detail, sizeof note->detail, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
         g, sum, bound, n, depth);
     return 0;
 }
@@ -236,7 +236,7 @@ TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state
 }
 
 TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+    unsigned grid, unsigned block, tkh_check_note *note)
 {
     (void)grid;
     (void)block;
@@ -250,18 +250,18 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size
     char g[64], w[64];
     $(prefix)_format_$(t.name)(g, sizeof g, got);
     $(prefix)_format_$(t.name)(w, sizeof w, want);
-    snprintf(detail, detail_size, "got %s, expected %s", g, w);
+    snprintf(note->detail, sizeof note->detail, "got %s, expected %s", g, w);
     return 0;
 }
 @ end
 
 /* The whole check on one thread: fold everything, then compare. */
 TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+    unsigned grid, unsigned block, tkh_check_note *note)
 {
     tkh_fold state = { 0 };
     $(k.check)_fold(inputs[0], n, &state);
-    return $(k.check)_finish(&state, out, n, grid, block, detail, detail_size);
+    return $(k.check)_finish(&state, out, n, grid, block, note);
 }
 
 tkh_status $(k.entry)(tkh_context *ctx, const $(S) *in, $(S) *out, size_t n, tkh_report *report)

@@ -18,11 +18,11 @@ static const char *const evidence[] = $(list(contract.required_evidence));
 
 @ for _, k in ipairs(kernels) do
 TKH_HIDDEN int $(k.launch)(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t $(k.check)(const void *const *, const void *, size_t, unsigned, unsigned, char *, size_t);
+TKH_HIDDEN size_t $(k.check)(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
 @   if k.op.shape == "reduction" then
 TKH_HIDDEN void $(k.check)_fold(const void *, size_t, tkh_fold *);
 TKH_HIDDEN void $(k.check)_merge(tkh_fold *, const tkh_fold *);
-TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *, const void *, size_t, unsigned, unsigned, char *, size_t);
+TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
 @   end
 static const char *const $(k.id)_obligations[] = $(list(contract.obligations(k), k.op.obligations));
 static const char *const $(k.id)_degradations[] = $(list(k.degradations));
@@ -43,7 +43,8 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .representation = "dense",
     .semantics = $(cstr(k.op.semantics)),
     .compare_rule = $(cstr(k.compare)),
-    .comparison = $(cstr(comparisons[k.compare])),
+    .ulp_bound = $(k.ulps and ops_format_ulps(k.ulps) or 0),
+    .comparison = $(cstr(k.comparison)),
     .platform = $(cstr(build.platform)),
     .targets = targets,
     .source_fingerprint = $(cstr(build.sources[k.id] or "not computed")),

@@ -4,6 +4,7 @@
  * pinned copies alone, all measured in one process. Medians of many repetitions after a
  * warm-up; JSON on stdout. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +106,23 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     const void *dev_inputs[3] = { d_in[0], d_in[1], d_in[2] };
     const void *host_inputs[3] = { h_in[0], h_in[1], h_in[2] };
 
-    /* Device entry point, timed on the GPU. */
+    /* Device entry point, timed on the GPU; then a device-to-device copy of the output's
+     * bytes, the bandwidth an elementwise kernel is held to (bytes read + written). */
     if ((timed = time_on_device(ctx, k, dev_inputs, d_out, n, 0, start, stop, samples, reps, device)) != 0)
         goto fail_or_done;
+    double copy[3] = { INFINITY, 0, 0 }; /* elementwise only: a reduction's output is one element */
+    for (int r = -3; r < reps && k->out_count == 0; ++r) {
+        CHECK(hipEventRecord(start, NULL));
+        CHECK(hipMemcpyAsync(d_out, d_in[0], out_bytes, hipMemcpyDeviceToDevice, NULL));
+        CHECK(hipEventRecord(stop, NULL));
+        CHECK(hipEventSynchronize(stop));
+        float ms = 0;
+        CHECK(hipEventElapsedTime(&ms, start, stop));
+        if (r >= 0)
+            samples[r] = ms * 1e-3;
+    }
+    if (k->out_count == 0)
+        spread(samples, reps, copy);
 
     /* Per-call cost, pipelined: our device entry point against the raw launcher, in
      * rounds of back-to-back calls that alternate between the two (and which goes first),
@@ -204,7 +219,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     const double bytes = (double)in_bytes * k->arity + (double)out_bytes;
     printf("%s  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"bytes\": %.0f, \"reps\": %d,\n"
            "   \"device_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g},"
-           " \"device_tb_per_s\": %.6g,\n"
+           " \"device_tb_per_s\": %.6g, \"copy_tb_per_s\": %.6g,\n"
            "   \"call_seconds\": {\"entry_point\": %.9g, \"raw_launch\": %.9g, \"ratio\": %.4g},\n"
            "   \"host_path_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g},\n"
            "   \"raw_round_trip_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g},"
@@ -213,7 +228,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
            " \"host_path_over_pinned\": %.4g,\n"
            "   \"grid_sweep\": [%s]}",
         first ? "" : ",\n", k->op, k->type, n, bytes, reps, device[0], device[1], device[2],
-        bytes / device[0] * 1e-12, api_call, raw_call, call_ratio, host[0], host[1], host[2],
+        bytes / device[0] * 1e-12, 2.0 * (double)out_bytes / copy[0] * 1e-12, api_call, raw_call, call_ratio, host[0], host[1], host[2],
         raw_trip[0], raw_trip[1], raw_trip[2], host[0] / raw_trip[0], pinned[0], pinned[1],
         pinned[2], host[0] / pinned[0], sweep);
     fflush(stdout);

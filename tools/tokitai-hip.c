@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accuracy.h"
 #include "bench.h"
 #include "tokitai_hip/tokitai_hip.h"
 
@@ -19,6 +20,8 @@ static const char *const USAGE =
     "       tokitai-hip selftest [--n N] [--seed S] [--device N]\n"
     "       tokitai-hip bench OPS TYPES [--sizes N,N...] [--reps R] [--oracle full|off|sampled:K]\n"
     "                                   [--device N]   (lists: add,sub; --oracle: the host path's)\n"
+    "       tokitai-hip accuracy OPS|all TYPES|all [--n SAMPLES] [--seed S] [--device N]\n"
+    "                                   (kernels under the ulp rule; unary f16/bf16/f32: every input)\n"
     "       tokitai-hip version\n";
 
 static int usage_error(const char *fmt, const char *value)
@@ -246,7 +249,7 @@ static int cmd_run(const options *o)
         return 2;
     uint64_t state = seed;
     size_t bytes = o->n * k->elem_size;
-    void *buffers[3] = { NULL, NULL, NULL };
+    void *buffers[4] = { NULL, NULL, NULL, NULL }; /* the inputs, then the output */
     for (unsigned i = 0; i <= k->arity; ++i) {
         if ((buffers[i] = malloc(bytes)) == NULL) {
             fprintf(stderr, "tokitai-hip: allocating %zu bytes of host memory failed\n", bytes);
@@ -264,7 +267,7 @@ static int cmd_run(const options *o)
     if (st == TKH_OK)
         st = tkh_context_set_oracle(ctx, &policy);
     if (st == TKH_OK) {
-        const void *inputs[2] = { buffers[0], buffers[1] };
+        const void *inputs[3] = { buffers[0], buffers[1], buffers[2] };
         st = tkh_kernel_run(ctx, k, inputs, k->arity, buffers[k->arity], o->n, &report);
         int json = o->format && strcmp(o->format, "json") == 0;
         print_formatted(json ? (format_fn)tkh_report_to_json : (format_fn)tkh_report_to_markdown, &report);
@@ -375,6 +378,49 @@ static int cmd_bench(const options *o)
     return rc;
 }
 
+/* Is 'name' in the comma-separated 'list' ("all" holds every name)? */
+static int listed(const char *list, const char *name)
+{
+    if (strcmp(list, "all") == 0)
+        return 1;
+    const size_t len = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += len)
+        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+static int cmd_accuracy(const options *o)
+{
+    if (o->positional_count != 2)
+        return usage_error("accuracy needs OPS and TYPES (comma-separated lists, or all)%s", "");
+    const uint64_t samples = o->have_n ? (uint64_t)o->n : 100000000u, seed = o->have_seed ? o->seed : 1;
+    if (samples == 0)
+        return usage_error("--n must be at least 1%s", "");
+    tkh_context *ctx = NULL;
+    tkh_status st = tkh_context_create(&ctx, o->device);
+    if (st != TKH_OK) {
+        fprintf(stderr, "tokitai-hip: %s: %s\n", tkh_status_name(st), tkh_last_error());
+        return 1;
+    }
+    const tkh_device_report *d = tkh_context_device(ctx);
+    printf("{\"device\": \"%s\", \"arch\": \"%s\", \"platform\": \"%s\", \"version\": \"%s\",\n"
+           " \"results\": [\n", d->name, d->arch, d->platform, tkh_version_string());
+    const tkh_registry *reg = tkh_registry_core();
+    int rc = 0, first = 1;
+    for (size_t i = 0; i < reg->count && rc == 0; ++i) {
+        const tkh_kernel_info *k = reg->kernels[i];
+        if (strcmp(k->compare_rule, "ulp") == 0 && listed(o->positional[0], k->op)
+            && listed(o->positional[1], k->type)) {
+            rc = tkh_accuracy_case(ctx, k, samples, seed, first);
+            first = 0;
+        }
+    }
+    printf("\n]}\n");
+    tkh_context_destroy(ctx);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -396,6 +442,8 @@ int main(int argc, char **argv)
         return cmd_selftest(&o);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(&o);
+    if (strcmp(cmd, "accuracy") == 0)
+        return cmd_accuracy(&o);
     if (strcmp(cmd, "version") == 0) {
         printf("tokitai-hip %s (CPU checks: %s)\n", tkh_version_string(), tkh_host_check_level());
         return 0;

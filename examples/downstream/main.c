@@ -1,6 +1,10 @@
 /* Uses the downstream ops through their generated entry points and through the same
- * registry lookup as TokitaiHip's core kernels. Exits 77 when there is no GPU. */
+ * registry lookup as TokitaiHip's core kernels, and runs an op under the ulp rule over
+ * 2^28 inputs. Exits 77 when there is no GPU. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "my_ops/my_ops_ops.h"
 #include "tokitai_hip/tokitai_hip.h"
@@ -33,6 +37,26 @@ int main(void)
     }
     for (int i = 0; i < 4; ++i) /* 2.25 -2 1 0, checked by the oracle already */
         printf("%g * %g + %g = %g\n", a[i], x[i], y[i], out[i]);
+
+    /* logistic over 2^28 float bit patterns (NaN, infinities and subnormals among them):
+     * every result within the op's bound of its reference, and the report says how far
+     * the farthest was. */
+    const size_t n = (size_t)1 << 28;
+    uint32_t *in = malloc(n * sizeof *in);
+    float *result = malloc(n * sizeof *result);
+    tkh_report report;
+    st = in && result ? TKH_OK : TKH_ERR_HOST_ALLOC;
+    for (size_t i = 0; st == TKH_OK && i < n; ++i)
+        in[i] = (uint32_t)(i * 2654435761u); /* a multiplicative walk over all 2^32 patterns */
+    if (st == TKH_OK)
+        st = my_ops_logistic_f32(ctx, (const float *)in, result, n, &report);
+    if (st == TKH_OK)
+        printf("logistic over %zu inputs: largest error %.3g ulps (bound %g)\n", n,
+            report.max_ulp_error, report.kernel->ulp_bound);
+    else
+        fprintf(stderr, "my_app: logistic: %s: %s\n", tkh_status_name(st), tkh_last_error());
+    free(in);
+    free(result);
     tkh_context_destroy(ctx);
-    return 0;
+    return st == TKH_OK ? 0 : 1;
 }

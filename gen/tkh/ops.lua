@@ -13,7 +13,7 @@ local M = {}
 local SHAPES = {
   elementwise = {
     name = "required", arity = "required", types = "required", semantics = "required",
-    compute = "required", reference = "optional", compare = "optional",
+    compute = "required", steps = "optional", reference = "optional", compare = "optional",
     degradations = "optional", obligations = "optional", non_claims = "optional",
   },
   reduction = {
@@ -23,12 +23,41 @@ local SHAPES = {
   },
 }
 
--- How the oracle compares device and CPU results (docs/semantics.md).
+-- How the oracle compares device and CPU results (docs/semantics.md). 'ulp' is declared
+-- with its bound, compare = { ulps = N }; its text names the bound (M.describe).
 M.COMPARISONS = {
   exact = "exact: every element bit-equal to the oracle's (any NaN equals any NaN)",
   sum_bound = "bounded: |device - accurate sum| <= depth * u * sum|x| + storage rounding + "
     .. "underflow, depth = the most additions on one path of the device's tree",
+  ulp = "within a bound in ulps of the op's expression evaluated in a wider type",
 }
+
+-- A ulp-rule kernel's bound on a platform ("amd", "nvidia"; the larger for any other, as
+-- for a generator run outside CMake).
+function M.bound(k, platform)
+  return k.ulps[platform] or math.max(k.ulps.amd, k.ulps.nvidia)
+end
+
+-- The comparison of one kernel, in words, for the registry, the manifest and reports.
+function M.describe(k, platform)
+  if k.compare ~= "ulp" then return M.COMPARISONS[k.compare] end
+  return string.format("within %s ulps of %s: |device - reference| / ulp(reference), the "
+    .. "expression evaluated in %s and not rounded; NaN, infinities, signed zeros and overflow "
+    .. "by rule", M.format_ulps(M.bound(k, platform)), k.type.name, k.type.reference)
+end
+
+-- A bound as written in texts: "2", "0.5", "1.25".
+function M.format_ulps(n)
+  return (string.format("%.6g", n))
+end
+
+-- Math functions whose results differ between device and host libraries by ulps: a float
+-- kernel that calls one cannot be compared bit for bit (docs/op-files.md).
+M.INEXACT_FUNCTIONS = {}
+for name in ([[exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan atan2 sinh cosh
+    tanh asinh acosh atanh erf erfc pow hypot cbrt rsqrt]]):gmatch("%a[%w_]*") do
+  M.INEXACT_FUNCTIONS[name] = true
+end
 
 local function sorted_keys(t)
   local keys = {}
@@ -89,6 +118,7 @@ end
 -- The entry of a per-type table for a type: most specific key first.
 local function lookup(tbl, tname)
   if tbl == nil then return nil end
+  if type(tbl) ~= "table" then return tbl end -- compare = "exact": every type
   for _, key in ipairs(types.keys(tname)) do
     if tbl[key] ~= nil then return tbl[key] end
   end
@@ -96,6 +126,9 @@ end
 
 local function check_keys(tbl, field, fail)
   if tbl == nil then return end
+  if field == "compare" and (type(tbl) == "string" or (type(tbl) == "table" and tbl.ulps ~= nil)) then
+    return -- one comparison for every type
+  end
   if type(tbl) ~= "table" then fail("'%s' must be a table keyed by type or type group", field) end
   for _, key in ipairs(sorted_keys(tbl)) do
     if not (types.group_keys[key] or types.is_type(key)) then
@@ -131,6 +164,65 @@ local function expand_types(list, fail)
   return out
 end
 
+-- Names a step may not take: the operands and the macros around an op's expression.
+local RESERVED = { a = true, b = true, c = true, T = true, U = true, W = true, TMIN = true,
+                   TMAX = true, BITS = true }
+
+-- 'steps' of one type: { { "NAME", "expression" }, ... }, each a constant the next steps
+-- and the compute expression may use (the generated function declares them in order).
+local function parse_steps(list, tname, arity, fail)
+  if list == nil then return {} end
+  if type(list) ~= "table" then fail("'steps' for %s must be a list of { name, expression }", tname) end
+  local out, named = {}, {}
+  for i, step in ipairs(list) do
+    if type(step) ~= "table" or type(step[1]) ~= "string" or step[3] ~= nil then
+      fail("steps[%d] for %s must be { name, expression }", i, tname)
+    end
+    local name = step[1]
+    if not name:match("^[%a_][%w_]*$") or #name > 40 or RESERVED[name] then
+      fail("step name '%s' for %s must be a C identifier other than a, b, c, T, U, W, TMIN, "
+        .. "TMAX and BITS", name, tname)
+    end
+    if named[name] then fail("step '%s' for %s is defined twice", name, tname) end
+    check_expression(step[2], "step " .. name, arity, fail)
+    named[name] = true
+    out[i] = { name = name, expr = step[2] }
+  end
+  return out
+end
+
+-- A kernel's comparison: "exact", "sum_bound", or "ulp" with its bound from { ulps = N }.
+local function parse_compare(value, shape, t, fail)
+  if value == nil then return "exact" end
+  if type(value) == "table" then
+    for _, key in ipairs(sorted_keys(value)) do
+      if key ~= "ulps" then fail("unknown compare field '%s' (known: ulps)", key) end
+    end
+    -- A number, or one per platform: { nvidia = N, amd = M } (vendors' libraries differ).
+    local ulps = value.ulps
+    if type(ulps) ~= "table" then ulps = { nvidia = ulps, amd = ulps } end
+    for _, key in ipairs(sorted_keys(ulps)) do
+      if key ~= "nvidia" and key ~= "amd" then fail("unknown platform '%s' in ulps (known: amd, nvidia)", key) end
+    end
+    for _, platform in ipairs { "amd", "nvidia" } do
+      local n = ulps[platform]
+      if type(n) ~= "number" or n ~= n or n < 0 or n == math.huge then
+        fail("compare ulps%s must be a finite number >= 0, got %s",
+          ulps == value.ulps and "." .. platform or "", tostring(n))
+      end
+    end
+    if shape ~= "elementwise" or t.domain ~= "float" then
+      fail("compare { ulps = ... } is for elementwise ops over float types, not %s %s", t.name, shape)
+    end
+    return "ulp", ulps
+  end
+  if value == "ulp" then fail("compare 'ulp' needs its bound: compare = { ulps = N }") end
+  if not M.COMPARISONS[value] then
+    fail("unknown comparison '%s' (known: exact, sum_bound, or { ulps = N })", tostring(value))
+  end
+  return value
+end
+
 local function validate(shape, def, where, seen, filter)
   local label = type(def) == "table" and type(def.name) == "string" and def.name or "?"
   local function fail(fmt, ...)
@@ -161,6 +253,8 @@ local function validate(shape, def, where, seen, filter)
   for _, field in ipairs { main, "reference", "identity", "compare" } do
     if fields[field] then check_keys(def[field], field, fail) end
   end
+  local steps_for_all = type(def.steps) == "table" and #def.steps > 0
+  if not steps_for_all then check_keys(def.steps, "steps", fail) end
 
   local op = {
     name = def.name, shape = shape, arity = arity, semantics = def.semantics, where = where,
@@ -177,6 +271,7 @@ local function validate(shape, def, where, seen, filter)
     -- A reduction combines an accumulator a with an element b.
     check_expression(expr, main, shape == "reduction" and 2 or arity, fail)
     local k = { op = op, type = types.by_name[tname], expr = expr,
+                steps = parse_steps(steps_for_all and def.steps or lookup(def.steps, tname), tname, arity, fail),
                 degradations = per_type_list(def.degradations, "degradations", tname, fail) }
     k.reference = lookup(def.reference, tname)
     if k.reference ~= nil then
@@ -187,10 +282,22 @@ local function validate(shape, def, where, seen, filter)
       if k.identity == nil then fail("no identity for type '%s'", tname) end
       check_expression(k.identity, "identity", 1, fail)
     end
-    k.compare = lookup(def.compare, tname) or "exact"
-    if not M.COMPARISONS[k.compare] then
-      fail("unknown comparison '%s' (known: %s)", tostring(k.compare),
-        table.concat(sorted_keys(M.COMPARISONS), ", "))
+    local compare = def.compare
+    if not (type(compare) == "table" and compare.ulps ~= nil) then compare = lookup(compare, tname) end
+    k.compare, k.ulps = parse_compare(compare, shape, k.type, fail)
+    if k.compare == "ulp" and k.reference ~= nil then
+      fail("a 'reference' for %s has no use under the ulp rule, whose reference is the "
+        .. "expression itself evaluated in %s: drop it", tname, k.type.reference)
+    end
+    local text = expr
+    for _, step in ipairs(k.steps) do text = text .. " " .. step.expr end
+    if k.compare == "exact" and k.type.domain == "float" then
+      for word in text:gmatch("[%a_][%w_]*") do
+        if M.INEXACT_FUNCTIONS[word] or word:match("^tkh_fast_") then
+          fail("%s expression for %s calls %s, whose device and host results differ by ulps: "
+            .. "compare it within a bound, compare = { ulps = N } (docs/op-files.md)", main, tname, word)
+        end
+      end
     end
     if (not filter.types or filter.types[tname]) and (not filter.ops or filter.ops[def.name]) then
       op.kernels[#op.kernels + 1] = k

@@ -32,18 +32,23 @@ end
 local PARAMS = { { "in" }, { "lhs", "rhs" }, { "in0", "in1", "in2" } }
 local OPERANDS = { "a", "b", "c" }
 
-local function kernel_names(k, prefix, oracle_dir)
+local function kernel_names(k, prefix, oracle_dir, platform)
   local id = k.op.name .. "_" .. k.type.name
   local arity = k.op.arity
   return {
     params = table.move(PARAMS[arity], 1, arity, 1, {}),
     operands = table.move(OPERANDS, 1, arity, 1, {}),
-    id = id, op = k.op, type = k.type, expr = k.expr,
+    id = id, op = k.op, type = k.type, expr = k.expr, steps = k.steps,
     identity = k.identity, reference = k.reference, compare = k.compare,
     degradations = k.degradations,
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",
     oracle = prefix .. "_oracle_" .. id,
+    reference_fn = prefix .. "_reference_" .. id,
+    -- The ulp rule's bound on the platform built for (registry and manifest only: they are
+    -- written once the platform is known), and the larger of the two (every other file).
+    ulps = k.ulps and ops_loader.bound(k, platform), ulps_max = k.ulps and ops_loader.bound(k),
+    comparison = ops_loader.describe(k, platform),
     oracle_header = oracle_dir .. "/" .. id .. ".h",
     identity_fn = prefix .. "_identity_" .. id,
     symbol = prefix .. "k_" .. id,
@@ -94,7 +99,8 @@ function M.all(ops, opts, build_info)
   local kernels, op_files, seen_file = {}, {}, {}
   for _, op in ipairs(ops) do
     for _, k in ipairs(op.kernels) do
-      kernels[#kernels + 1] = kernel_names(k, opts.prefix, opts.include_dir .. "/" .. opts.name .. "_oracle")
+      kernels[#kernels + 1] = kernel_names(k, opts.prefix, opts.include_dir .. "/" .. opts.name .. "_oracle",
+        build_info and build_info.platform)
     end
     local f = file_of(op.where)
     if not seen_file[f] then seen_file[f], op_files[#op_files + 1] = true, f end
@@ -128,7 +134,7 @@ function M.all(ops, opts, build_info)
     oracle_header = opts.include_dir .. "/" .. opts.name .. "_oracle.h",
     compare_header = opts.include_dir .. "/" .. opts.name .. "_compare.h",
     types_used = types_used, macros = macros, unmacros = unmacros, load = load, store = store,
-    comparisons = ops_loader.COMPARISONS, reduce_block = 256,
+    ops_format_ulps = ops_loader.format_ulps, reduce_block = 256,
     guard = (opts.prefix .. "_" .. opts.name):upper(),
     kernels = kernels, units = units, ops = ops, op_files = table.concat(op_files, ", "),
     generator = GENERATOR, cstr = cstr, json = json, contract = contract,

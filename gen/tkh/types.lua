@@ -8,6 +8,11 @@
 --   min/max  C expressions for the limits;  fmt  the <inttypes.h> printf macro (integers)
 --   bits_c   the unsigned C type of the stored bits;  inf_bits  +infinity's bits (floats:
 --            a value is NaN when its bits without the sign exceed them)
+--   mantissa, emin, emax  floats: significand bits (with the implicit one) and the
+--            exponents of the smallest and largest normal binades
+--   reference  floats: the C type an op's expression is evaluated in for the ulp rule
+--            (double for f16, bf16, f32: 29 bits beyond f32; long double for f64: x87's
+--            64-bit significand on x86-64, 11 bits beyond f64)
 local M = {}
 
 M.order = {}   -- names, in the order listings show them
@@ -43,20 +48,24 @@ end
 -- type: zeros of both signs, ones, infinities, a NaN, the extremes, the smallest normal
 -- and subnormal, and values whose results round.
 add("f16", { c = "uint16_t", compute = "float", load = "tkh_f16_to_f32",
-             store = "tkh_f32_to_f16", bits = 16, inf_bits = "0x7C00u", mantissa = 11, family = "float", domain = "float",
+             store = "tkh_f32_to_f16", bits = 16, inf_bits = "0x7C00u", family = "float", domain = "float",
+             mantissa = 11, emin = -14, emax = 15, reference = "double",
              edges = { "0x0000", "0x8000", "0x3C00", "0xBC00", "0x7C00", "0xFC00", "0x7E00",
                        "0x7BFF", "0xFBFF", "0x0400", "0x0001", "0x8001", "0x3800", "0x4200",
                        "0x3555", "0x5A3F" } })
 add("bf16", { c = "uint16_t", compute = "float", load = "tkh_bf16_to_f32",
-              store = "tkh_f32_to_bf16", bits = 16, inf_bits = "0x7F80u", mantissa = 8, family = "float", domain = "float",
+              store = "tkh_f32_to_bf16", bits = 16, inf_bits = "0x7F80u", family = "float", domain = "float",
+              mantissa = 8, emin = -126, emax = 127, reference = "double",
               edges = { "0x0000", "0x8000", "0x3F80", "0xBF80", "0x7F80", "0xFF80", "0x7FC0",
                         "0x7F7F", "0xFF7F", "0x0080", "0x0001", "0x8001", "0x3F00", "0x4040",
                         "0x3EAB", "0x4491" } })
-add("f32", { c = "float", compute = "float", bits = 32, inf_bits = "0x7F800000u", mantissa = 24, family = "float", domain = "float",
+add("f32", { c = "float", compute = "float", bits = 32, inf_bits = "0x7F800000u", family = "float", domain = "float",
+             mantissa = 24, emin = -126, emax = 127, reference = "double",
              edges = { "0.0f", "-0.0f", "1.0f", "-1.0f", "INFINITY", "-INFINITY", "NAN", "FLT_MAX",
                        "-FLT_MAX", "FLT_MIN", "0x1p-149f", "-0x1p-149f", "0.5f", "3.0f",
                        "0x1.555556p-2f", "0x1.fffffep+23f", "1e-30f" } })
-add("f64", { c = "double", compute = "double", bits = 64, inf_bits = "0x7FF0000000000000u", mantissa = 53, family = "float", domain = "float",
+add("f64", { c = "double", compute = "double", bits = 64, inf_bits = "0x7FF0000000000000u", family = "float", domain = "float",
+             mantissa = 53, emin = -1022, emax = 1023, reference = "long double",
              edges = { "0.0", "-0.0", "1.0", "-1.0", "INFINITY", "-INFINITY", "NAN", "DBL_MAX",
                        "-DBL_MAX", "DBL_MIN", "0x1p-1074", "-0x1p-1074", "0.5", "3.0",
                        "0x1.5555555555555p-2", "0x1.fffffffffffffp+52", "1e-300" } })

@@ -76,8 +76,11 @@ void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs, const
     if (o->policy.mode == TKH_ORACLE_FULL) {
         for (unsigned a = 0; a < k->arity; ++a)
             in[a] = (const unsigned char *)inputs[a] + lo * k->elem_size;
+        const double worst = result->note.worst;
         size_t bad = k->check(in, (const unsigned char *)out + lo * k->elem_size, hi - lo, 0, 0,
-            result->detail, sizeof result->detail);
+            &result->note);
+        if (result->note.worst > worst) /* the check's index is of this piece */
+            result->note.worst_index += lo;
         result->compared += bad < hi - lo ? bad + 1 : hi - lo;
         if (bad < hi - lo)
             result->bad = lo + bad;
@@ -88,8 +91,12 @@ void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs, const
         for (unsigned a = 0; a < k->arity; ++a)
             in[a] = (const unsigned char *)inputs[a] + i * k->elem_size;
         ++result->compared;
-        if (k->check(in, (const unsigned char *)out + i * k->elem_size, 1, 0, 0, result->detail,
-                sizeof result->detail) == 0) {
+        const double worst = result->note.worst;
+        const size_t agree = k->check(in, (const unsigned char *)out + i * k->elem_size, 1, 0, 0,
+            &result->note);
+        if (result->note.worst > worst)
+            result->note.worst_index = i;
+        if (agree == 0) {
             result->bad = i;
             return;
         }
@@ -98,16 +105,20 @@ void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs, const
 
 int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle_part *parts, unsigned count)
 {
-    const tkhi_oracle_part *worst = NULL;
+    const tkhi_oracle_part *earliest = NULL;
     for (unsigned p = 0; p < count; ++p) {
         o->compared += parts[p].compared;
-        if (parts[p].bad != SIZE_MAX && (worst == NULL || parts[p].bad < worst->bad))
-            worst = &parts[p];
+        if (parts[p].bad != SIZE_MAX && (earliest == NULL || parts[p].bad < earliest->bad))
+            earliest = &parts[p];
+        if (parts[p].note.worst > o->note.worst) {
+            o->note.worst = parts[p].note.worst;
+            o->note.worst_index = first + parts[p].note.worst_index;
+        }
     }
-    if (worst == NULL || o->bad != SIZE_MAX)
+    if (earliest == NULL || o->bad != SIZE_MAX)
         return o->bad != SIZE_MAX;
-    o->bad = first + worst->bad;
-    memcpy(o->detail, worst->detail, sizeof o->detail);
+    o->bad = first + earliest->bad;
+    memcpy(o->note.detail, earliest->note.detail, sizeof o->note.detail);
     return 1;
 }
 
@@ -149,7 +160,7 @@ int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const vo
     o->compared = 1;
     for (unsigned p = 1; p < count; ++p)
         k->merge(&folds[0], &folds[p]);
-    if (k->finish(&folds[0], out, n, grid, block, o->detail, sizeof o->detail) == n)
+    if (k->finish(&folds[0], out, n, grid, block, &o->note) == n)
         return 0;
     o->bad = 0;
     return 1;
@@ -182,7 +193,7 @@ int tkhi_oracle_reduction(tkhi_oracle *o, const void *const *inputs, const void 
         return tkhi_oracle_folded(o, job.parts, o->crew->size, out, n, grid, block);
     }
     o->compared = 1;
-    if (k->check(inputs, out, n, grid, block, o->detail, sizeof o->detail) == n)
+    if (k->check(inputs, out, n, grid, block, &o->note) == n)
         return 0;
     o->bad = 0;
     return 1;

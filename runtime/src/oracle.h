@@ -13,7 +13,8 @@ typedef struct tkhi_oracle {
     size_t *samples;     /* TKH_ORACLE_SAMPLED: the indices, sorted */
     size_t compared;     /* outputs compared so far */
     size_t bad;          /* the first output that differs, or SIZE_MAX */
-    char detail[256];    /* what differed there */
+    tkh_check_note note; /* what differed there; the largest error seen, with an index
+                            of the whole run's outputs */
     tkhi_crew *crew;     /* NULL: the calling thread alone */
 } tkhi_oracle;
 
@@ -33,14 +34,16 @@ TKH_HIDDEN int tkhi_oracle_range(tkhi_oracle *o, const void *const *inputs, cons
 typedef struct tkhi_oracle_part {
     size_t bad;          /* relative to the range, SIZE_MAX when none */
     size_t compared;
-    char detail[256];
+    tkh_check_note note; /* worst_index relative to the range */
 } tkhi_oracle_part;
 
 static inline void tkhi_oracle_part_start(tkhi_oracle_part *part)
 {
     part->bad = SIZE_MAX;
     part->compared = 0;
-    part->detail[0] = '\0';
+    part->note.detail[0] = '\0';
+    part->note.worst = 0;
+    part->note.worst_index = 0;
 }
 
 TKH_HIDDEN void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs,

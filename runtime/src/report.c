@@ -91,6 +91,14 @@ static value r_mismatch(const void *o)
     return r->oracle_checked && !r->oracle_matches ? int_((long long)r->first_mismatch) : int_(-1);
 }
 static value r_comparison(const void *o) { return text(KERNEL_TEXT(comparison)); }
+static value r_rule(const void *o) { return text(KERNEL_TEXT(compare_rule)); }
+static value r_bound(const void *o) { return (value){ .kind = F_REAL, .r = RUN(o)->kernel ? RUN(o)->kernel->ulp_bound : 0 }; }
+static value r_worst(const void *o) { return (value){ .kind = F_REAL, .r = RUN(o)->max_ulp_error }; }
+static value r_worst_at(const void *o)
+{
+    const tkh_report *r = RUN(o);
+    return r->max_ulp_error > 0 ? int_((long long)r->max_ulp_error_index) : int_(-1);
+}
 static value r_source_fp(const void *o) { return text(KERNEL_TEXT(source_fingerprint)); }
 static value r_compiler(const void *o) { return text(KERNEL_TEXT(compiler)); }
 static value r_compiler_fp(const void *o) { return text(KERNEL_TEXT(compiler_fingerprint)); }
@@ -121,7 +129,9 @@ static const field run_fields[] = {
     { "cpu_oracle_seed", r_seed }, { "cpu_oracle_checked", r_checked },
     { "cpu_oracle_compared", r_compared },
     { "cpu_oracle_matches", r_matches }, { "first_mismatch", r_mismatch },
-    { "comparison", r_comparison }, { "kernel_source_fingerprint", r_source_fp },
+    { "comparison", r_comparison }, { "compare_rule", r_rule }, { "ulp_bound", r_bound },
+    { "max_ulp_error", r_worst }, { "max_ulp_error_index", r_worst_at },
+    { "kernel_source_fingerprint", r_source_fp },
     { "compiler", r_compiler }, { "compiler_fingerprint", r_compiler_fp },
     { "build_fingerprint", r_build_fp }, { "build_command", r_build_cmd },
     { "device_name", r_device }, { "device_arch", r_arch },

@@ -67,6 +67,8 @@ static tkh_status verdict(run *r)
         rep->oracle_compared = o->compared;
         rep->oracle_matches = rep->oracle_checked && o->bad == SIZE_MAX;
         rep->first_mismatch = o->bad == SIZE_MAX ? r->n : o->bad;
+        rep->max_ulp_error = o->note.worst;
+        rep->max_ulp_error_index = o->note.worst > 0 ? o->note.worst_index : r->n;
     }
     if (o->policy.mode == TKH_ORACLE_OFF) {
         tkhi_evidence(rep, "oracle policy off: the %zu outputs were not compared with the CPU oracle", outputs);
@@ -76,14 +78,17 @@ static tkh_status verdict(run *r)
         tkhi_evidence(rep, "compared outputs with the CPU oracle (%s): output %zu differs",
             tkh_oracle_mode_name(o->policy.mode), o->bad);
         return tkhi_fail(TKH_ERR_ORACLE_MISMATCH, "%s_%s: element %zu of %zu differs from the CPU oracle: %s",
-            k->op, k->type, o->bad, outputs, o->detail);
+            k->op, k->type, o->bad, outputs, o->note.detail);
     }
     if (o->policy.mode == TKH_ORACLE_SAMPLED && k->out_count == 0)
-        tkhi_evidence(rep, "compared %zu sampled outputs (seed %llu) of %zu with the CPU oracle, %s: all agree",
-            o->compared, o->policy.seed, outputs, k->comparison);
+        tkhi_evidence(rep, "compared %zu sampled outputs (seed %llu) of %zu with the CPU oracle, %s rule: all agree",
+            o->compared, o->policy.seed, outputs, k->compare_rule);
     else
-        tkhi_evidence(rep, "compared all %zu outputs (from %zu inputs) with the CPU oracle, %s: all agree",
-            outputs, r->n, k->comparison);
+        tkhi_evidence(rep, "compared all %zu outputs (from %zu inputs) with the CPU oracle, %s rule: all agree",
+            outputs, r->n, k->compare_rule);
+    if (strcmp(k->compare_rule, "ulp") == 0)
+        tkhi_evidence(rep, "largest error %.3g ulps (output %zu), bound %.6g ulps", o->note.worst,
+            o->note.worst > 0 ? o->note.worst_index : r->n, k->ulp_bound);
     return TKH_OK;
 }
 

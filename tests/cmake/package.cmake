@@ -1,6 +1,7 @@
 # cmake -DBUILD_DIR=b -DSOURCE_DIR=s -DWORK_DIR=w -DGENERATOR=Ninja -P package.cmake
 # Installs the build into a prefix, moves the prefix (the install must be relocatable),
-# then builds and tests examples/downstream against it with ctest --build-and-test, and,
+# then builds and tests examples/downstream and tests/downstream_tight (an op whose bound
+# is too small must fail) against it with ctest --build-and-test, and,
 # where pkg-config exists, links examples/add_i32.c through tokitai_hip.pc.
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(run)
@@ -14,6 +15,10 @@ run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${WORK_DIR}/staging")
 file(RENAME "${WORK_DIR}/staging" "${WORK_DIR}/prefix")
 run("${CMAKE_CTEST_COMMAND}" --build-and-test "${SOURCE_DIR}/examples/downstream"
   "${WORK_DIR}/downstream" --build-generator "${GENERATOR}"
+  --build-options "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix"
+  --test-command "${CMAKE_CTEST_COMMAND}" --output-on-failure)
+run("${CMAKE_CTEST_COMMAND}" --build-and-test "${SOURCE_DIR}/tests/downstream_tight"
+  "${WORK_DIR}/tight" --build-generator "${GENERATOR}"
   --build-options "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix"
   --test-command "${CMAKE_CTEST_COMMAND}" --output-on-failure)
 find_program(PKG_CONFIG pkg-config)

@@ -1,5 +1,5 @@
 -- A small catalog whose generated files are kept as reviewed goldens: both kernel
--- shapes, integer and float types, a unary and a binary op.
+-- shapes, integer and float types, a unary and a binary op, both comparison rules.
 elementwise {
   name = "add",
   arity = 2,
@@ -26,4 +26,15 @@ reduction {
   identity = { float = "(T)0" },
   combine = { float = "a + b" },
   compare = { float = "sum_bound" },
+}
+
+-- Under the ulp rule, with a step, a bound per platform for f32 and one for bf16.
+elementwise {
+  name = "softsign",
+  arity = 1,
+  types = { "bf16", "f32" },
+  semantics = "a / (1 + |a|), through e^log to call a function",
+  steps = { { "D", "(T)1 + fabs(a)" } },
+  compute = { float = "a / exp(log(D))" },
+  compare = { bf16 = { ulps = 0.55 }, f32 = { ulps = { nvidia = 4, amd = 6 } } },
 }

@@ -37,13 +37,13 @@ static int host_add(const void *const *in, void *out, size_t n, unsigned grid, u
 }
 
 static size_t check_add(const void *const *in, const void *out, size_t n, unsigned grid,
-    unsigned block, char *detail, size_t size)
+    unsigned block, tkh_check_note *note)
 {
     (void)grid, (void)block;
     const int32_t *a = in[0], *b = in[1], *o = out;
     for (size_t i = 0; i < n; ++i)
         if (o[i] != (int32_t)((uint32_t)a[i] + (uint32_t)b[i])) {
-            snprintf(detail, size, "got %d", (int)o[i]);
+            snprintf(note->detail, sizeof note->detail, "got %d", (int)o[i]);
             return i;
         }
     return n;
@@ -68,12 +68,12 @@ static int host_sum(const void *const *in, void *out, size_t n, unsigned grid, u
 }
 
 static size_t check_sum(const void *const *in, const void *out, size_t n, unsigned grid,
-    unsigned block, char *detail, size_t size)
+    unsigned block, tkh_check_note *note)
 {
     (void)grid, (void)block;
     if (*(const int32_t *)out == wrapping_sum(in[0], n))
         return n;
-    snprintf(detail, size, "got %d", (int)*(const int32_t *)out);
+    snprintf(note->detail, sizeof note->detail, "got %d", (int)*(const int32_t *)out);
     return 0;
 }
 
@@ -93,12 +93,12 @@ static void merge_sum(tkh_fold *state, const tkh_fold *later)
 }
 
 static size_t finish_sum(const tkh_fold *state, const void *out, size_t n, unsigned grid,
-    unsigned block, char *detail, size_t size)
+    unsigned block, tkh_check_note *note)
 {
     (void)grid, (void)block;
     if (memcmp(state->acc, out, 4) == 0)
         return n;
-    snprintf(detail, size, "got %d", (int)*(const int32_t *)out);
+    snprintf(note->detail, sizeof note->detail, "got %d", (int)*(const int32_t *)out);
     return 0;
 }
 

@@ -141,7 +141,7 @@ static void ops_reject_unknown_fields(void **state)
 {
     expect_error(*state, OP(" semantic = 'typo',\n"),
         ":1: op 'x': unknown field 'semantic' (known: arity, compare, compute, degradations, name, "
-        "non_claims, obligations, reference, semantics, types)");
+        "non_claims, obligations, reference, semantics, steps, types)");
 }
 
 static void ops_reject_duplicates(void **state)

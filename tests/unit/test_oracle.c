@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "tokitai_hip/core_compare.h"
 #include "tokitai_hip/core_oracle.h"
 #include "tokitai_hip/tokitai_hip.h"
 
@@ -56,9 +57,9 @@ static void check_accepts_correct_output(void **state)
     const int32_t rhs[4] = { 1, -1, 0, -1 };
     const int32_t out[4] = { INT32_MIN, INT32_MAX, 0, -2 }; /* by hand */
     const void *inputs[2] = { lhs, rhs };
-    char detail[128] = "";
-    assert_int_equal(kernel("add", "i32")->check(inputs, out, 4, 1, 256, detail, sizeof detail), 4);
-    assert_string_equal(detail, "");
+    tkh_check_note note = { 0 };
+    assert_int_equal(kernel("add", "i32")->check(inputs, out, 4, 1, 256, &note), 4);
+    assert_string_equal(note.detail, "");
 }
 
 static void check_reports_first_mismatch(void **state)
@@ -68,9 +69,9 @@ static void check_reports_first_mismatch(void **state)
     const int32_t rhs[4] = { 10, 20, 30, 40 };
     const int32_t out[4] = { 11, 22, 34, 45 }; /* index 2 and 3 wrong */
     const void *inputs[2] = { lhs, rhs };
-    char detail[128] = "";
-    assert_int_equal(kernel("add", "i32")->check(inputs, out, 4, 1, 256, detail, sizeof detail), 2);
-    assert_string_equal(detail, "got 34, expected 33 = add(3, 30)");
+    tkh_check_note note = { 0 };
+    assert_int_equal(kernel("add", "i32")->check(inputs, out, 4, 1, 256, &note), 2);
+    assert_string_equal(note.detail, "got 34, expected 33 = add(3, 30)");
 }
 
 static void check_sees_one_flipped_bit(void **state)
@@ -84,10 +85,10 @@ static void check_sees_one_flipped_bit(void **state)
         out[i] = lhs[i] + rhs[i];
     }
     const void *inputs[2] = { lhs, rhs };
-    char detail[128];
-    assert_int_equal(kernel("add", "u32")->check(inputs, out, N, 1, 256, detail, sizeof detail), N);
+    tkh_check_note note = { 0 };
+    assert_int_equal(kernel("add", "u32")->check(inputs, out, N, 1, 256, &note), N);
     out[N - 1] ^= 1u << 31;
-    assert_int_equal(kernel("add", "u32")->check(inputs, out, N, 1, 256, detail, sizeof detail), N - 1);
+    assert_int_equal(kernel("add", "u32")->check(inputs, out, N, 1, 256, &note), N - 1);
 }
 
 static void reductions_by_hand(void **state)
@@ -111,17 +112,17 @@ static void float_sum_check_uses_its_bound(void **state)
     const tkh_kernel_info *k = kernel("sum", "f32");
     const float x[4] = { 1.0f, 0x1p-24f, 0x1p-24f, -0.5f };
     const void *inputs[1] = { x };
-    char detail[256] = "";
+    tkh_check_note note = { 0 };
     /* exact sum 0.5 + 2^-23; depth = 1 + 5 + 1 + 16 = 23 additions at u = 2^-24 of sum|x| ~ 1.5 */
     float close = 0.5f, far = 0.5f + 0x1p-10f;
-    assert_int_equal(k->check(inputs, &close, 4, 1, 256, detail, sizeof detail), 4);
-    assert_int_equal(k->check(inputs, &far, 4, 1, 256, detail, sizeof detail), 0);
-    assert_non_null(strstr(detail, "expected 0.500000119209289550781"));
+    assert_int_equal(k->check(inputs, &close, 4, 1, 256, &note), 4);
+    assert_int_equal(k->check(inputs, &far, 4, 1, 256, &note), 0);
+    assert_non_null(strstr(note.detail, "expected 0.500000119209289550781"));
     const float with_nan[2] = { 1.0f, NAN };
     const void *nan_inputs[1] = { with_nan };
     float nan_out = NAN, one = 1.0f;
-    assert_int_equal(k->check(nan_inputs, &nan_out, 2, 1, 256, detail, sizeof detail), 2);
-    assert_int_equal(k->check(nan_inputs, &one, 2, 1, 256, detail, sizeof detail), 0);
+    assert_int_equal(k->check(nan_inputs, &nan_out, 2, 1, 256, &note), 2);
+    assert_int_equal(k->check(nan_inputs, &one, 2, 1, 256, &note), 0);
 }
 
 /* The checks test blocks of elements branch-free and search only a block that fails:
@@ -141,18 +142,18 @@ static void check_finds_each_index_across_blocks(void **state)
         hsum[i] = tkh_f32_to_f16(tkh_f16_to_f32(ha[i]) + tkh_f16_to_f32(hb[i]));
     }
     const void *in32[2] = { a, b }, *in16[2] = { ha, hb };
-    char detail[256];
+    tkh_check_note note = { 0 };
     const tkh_kernel_info *f32 = kernel("add", "f32"), *f16 = kernel("add", "f16");
-    assert_int_equal(f32->check(in32, sum, N, 1, 256, detail, sizeof detail), N);
-    assert_int_equal(f16->check(in16, hsum, N, 1, 256, detail, sizeof detail), N);
+    assert_int_equal(f32->check(in32, sum, N, 1, 256, &note), N);
+    assert_int_equal(f16->check(in16, hsum, N, 1, 256, &note), N);
     for (int i = 0; i < N; ++i) {
         sum[i] = nextafterf(sum[i], INFINITY);
         hsum[i] ^= 1u;
-        assert_int_equal(f32->check(in32, sum, N, 1, 256, detail, sizeof detail), i);
-        assert_int_equal(f16->check(in16, hsum, N, 1, 256, detail, sizeof detail), i);
+        assert_int_equal(f32->check(in32, sum, N, 1, 256, &note), i);
+        assert_int_equal(f16->check(in16, hsum, N, 1, 256, &note), i);
         if (i + 300 < N) { /* a later difference, in another block, does not hide this one */
             sum[i + 300] = -sum[i + 300];
-            assert_int_equal(f32->check(in32, sum, N, 1, 256, detail, sizeof detail), i);
+            assert_int_equal(f32->check(in32, sum, N, 1, 256, &note), i);
             sum[i + 300] = -sum[i + 300];
         }
         sum[i] = a[i] + b[i];
@@ -161,9 +162,9 @@ static void check_finds_each_index_across_blocks(void **state)
     /* f16 1 + 2^-11 is a tie that rounds to even: 1.0, not 1 + 2^-10 */
     const uint16_t one = 0x3C00, tiny = 0x1000, rounded = 0x3C00, up = 0x3C01;
     const void *tie[2] = { &one, &tiny };
-    assert_int_equal(f16->check(tie, &rounded, 1, 1, 256, detail, sizeof detail), 1);
-    assert_int_equal(f16->check(tie, &up, 1, 1, 256, detail, sizeof detail), 0);
-    assert_string_equal(detail, "got 1.0009765625 (0x3c01), expected 1 (0x3c00) = add(1 (0x3c00), 0.00048828125 (0x1000))");
+    assert_int_equal(f16->check(tie, &rounded, 1, 1, 256, &note), 1);
+    assert_int_equal(f16->check(tie, &up, 1, 1, 256, &note), 0);
+    assert_string_equal(note.detail, "got 1.0009765625 (0x3c01), expected 1 (0x3c00) = add(1 (0x3c00), 0.00048828125 (0x1000))");
 }
 
 /* Any NaN equals any NaN, whatever its payload or sign; NaN never equals a number. */
@@ -175,14 +176,14 @@ static void check_takes_any_nan_for_nan(void **state)
     float out[2] = { 0, INFINITY };
     memcpy(&out[0], &nan_bits, sizeof nan_bits);
     const void *inputs[2] = { a, b };
-    char detail[256];
-    assert_int_equal(kernel("add", "f32")->check(inputs, out, 2, 1, 256, detail, sizeof detail), 2);
+    tkh_check_note note = { 0 };
+    assert_int_equal(kernel("add", "f32")->check(inputs, out, 2, 1, 256, &note), 2);
     out[1] = out[0];
-    assert_int_equal(kernel("add", "f32")->check(inputs, out, 2, 1, 256, detail, sizeof detail), 1);
+    assert_int_equal(kernel("add", "f32")->check(inputs, out, 2, 1, 256, &note), 1);
     const uint16_t ha[1] = { 0x7E00 }, hb[1] = { 0x3C00 }, hout[2] = { 0xFE01, 0x7C00 };
     const void *hin[2] = { ha, hb };
-    assert_int_equal(kernel("add", "f16")->check(hin, hout, 1, 1, 256, detail, sizeof detail), 1);
-    assert_int_equal(kernel("add", "f16")->check(hin, hout + 1, 1, 1, 256, detail, sizeof detail), 0);
+    assert_int_equal(kernel("add", "f16")->check(hin, hout, 1, 1, 256, &note), 1);
+    assert_int_equal(kernel("add", "f16")->check(hin, hout + 1, 1, 1, 256, &note), 0);
 }
 
 /* Float sums with exact values worked out by hand: integers and powers of two, where the
@@ -199,32 +200,32 @@ static void float_sums_by_hand(void **state)
         y[i] = x[i];
     }
     const double exact = 2050.0 * 0x1p30 + 2049.0 * 2049.0;
-    char detail[256];
+    tkh_check_note note = { 0 };
     const void *fx[1] = { x }, *fy[1] = { y };
     const tkh_kernel_info *f32 = kernel("sum", "f32"), *f64 = kernel("sum", "f64");
     const float near32 = (float)exact, off32 = (float)(exact * (1 + 0x1p-12));
     const double near64 = exact, off64 = exact * (1 + 0x1p-30);
-    assert_int_equal(f32->check(fx, &near32, N, 4, 256, detail, sizeof detail), N);
-    assert_int_equal(f32->check(fx, &off32, N, 4, 256, detail, sizeof detail), 0);
-    assert_int_equal(f64->check(fy, &near64, N, 4, 256, detail, sizeof detail), N);
-    assert_int_equal(f64->check(fy, &off64, N, 4, 256, detail, sizeof detail), 0);
+    assert_int_equal(f32->check(fx, &near32, N, 4, 256, &note), N);
+    assert_int_equal(f32->check(fx, &off32, N, 4, 256, &note), 0);
+    assert_int_equal(f64->check(fy, &near64, N, 4, 256, &note), N);
+    assert_int_equal(f64->check(fy, &off64, N, 4, 256, &note), 0);
     /* an infinity deep in the input: the sum is that infinity */
     x[3001] = -INFINITY;
     const float neg_inf = -INFINITY, pos_inf = INFINITY;
-    assert_int_equal(f32->check(fx, &neg_inf, N, 4, 256, detail, sizeof detail), N);
-    assert_int_equal(f32->check(fx, &pos_inf, N, 4, 256, detail, sizeof detail), 0);
-    assert_int_equal(f32->check(fx, &near32, N, 4, 256, detail, sizeof detail), 0);
+    assert_int_equal(f32->check(fx, &neg_inf, N, 4, 256, &note), N);
+    assert_int_equal(f32->check(fx, &pos_inf, N, 4, 256, &note), 0);
+    assert_int_equal(f32->check(fx, &near32, N, 4, 256, &note), 0);
     x[17] = INFINITY; /* both infinities: NaN */
     const float nan32 = NAN;
-    assert_int_equal(f32->check(fx, &nan32, N, 4, 256, detail, sizeof detail), N);
-    assert_int_equal(f32->check(fx, &neg_inf, N, 4, 256, detail, sizeof detail), 0);
+    assert_int_equal(f32->check(fx, &nan32, N, 4, 256, &note), N);
+    assert_int_equal(f32->check(fx, &neg_inf, N, 4, 256, &note), 0);
     /* finite f64 inputs whose sum overflows double: infinity is a right answer, a finite
      * value is not */
     for (int i = 0; i < N; ++i)
         y[i] = DBL_MAX / 1024;
     const double inf64 = INFINITY, max64 = DBL_MAX;
-    assert_int_equal(f64->check(fy, &inf64, N, 4, 256, detail, sizeof detail), N);
-    assert_int_equal(f64->check(fy, &max64, N, 4, 256, detail, sizeof detail), 0);
+    assert_int_equal(f64->check(fy, &inf64, N, 4, 256, &note), N);
+    assert_int_equal(f64->check(fy, &max64, N, 4, 256, &note), 0);
 }
 
 /* amin / amax over floats fold in 64 lanes: a lone +0 among -0 (or -0 among +0), and a
@@ -238,26 +239,136 @@ static void amin_amax_zeros_and_nan_in_any_lane(void **state)
     const tkh_kernel_info *amax = kernel("amax", "f32"), *amin = kernel("amin", "f32");
     const void *in[1] = { x };
     const float pos0 = 0.0f, neg0 = -0.0f, nan = NAN;
-    char detail[256];
+    tkh_check_note note = { 0 };
     for (size_t j = 0; j < sizeof at / sizeof at[0]; ++j) {
         for (int i = 0; i < N; ++i)
             x[i] = -0.0f;
         x[at[j]] = 0.0f;
-        assert_int_equal(amax->check(in, &pos0, N, 1, 256, detail, sizeof detail), N);
-        assert_int_equal(amax->check(in, &neg0, N, 1, 256, detail, sizeof detail), 0);
-        assert_int_equal(amin->check(in, &neg0, N, 1, 256, detail, sizeof detail), N);
+        assert_int_equal(amax->check(in, &pos0, N, 1, 256, &note), N);
+        assert_int_equal(amax->check(in, &neg0, N, 1, 256, &note), 0);
+        assert_int_equal(amin->check(in, &neg0, N, 1, 256, &note), N);
         for (int i = 0; i < N; ++i)
             x[i] = 0.0f;
         x[at[j]] = -0.0f;
-        assert_int_equal(amin->check(in, &neg0, N, 1, 256, detail, sizeof detail), N);
-        assert_int_equal(amin->check(in, &pos0, N, 1, 256, detail, sizeof detail), 0);
-        assert_int_equal(amax->check(in, &pos0, N, 1, 256, detail, sizeof detail), N);
+        assert_int_equal(amin->check(in, &neg0, N, 1, 256, &note), N);
+        assert_int_equal(amin->check(in, &pos0, N, 1, 256, &note), 0);
+        assert_int_equal(amax->check(in, &pos0, N, 1, 256, &note), N);
         x[at[j]] = NAN;
-        assert_int_equal(amax->check(in, &nan, N, 1, 256, detail, sizeof detail), N);
-        assert_int_equal(amax->check(in, &pos0, N, 1, 256, detail, sizeof detail), 0);
-        assert_int_equal(amin->check(in, &nan, N, 1, 256, detail, sizeof detail), N);
-        assert_int_equal(amin->check(in, &neg0, N, 1, 256, detail, sizeof detail), 0);
+        assert_int_equal(amax->check(in, &nan, N, 1, 256, &note), N);
+        assert_int_equal(amax->check(in, &pos0, N, 1, 256, &note), 0);
+        assert_int_equal(amin->check(in, &nan, N, 1, 256, &note), N);
+        assert_int_equal(amin->check(in, &neg0, N, 1, 256, &note), 0);
     }
+}
+
+/* The ulp rule's distance, worked out by hand: ulps of the type at the reference's
+ * binade, subnormals at the smallest binade's ulp, past the range as 2^(emax + 1). */
+static void ulp_distance_by_hand(void **state)
+{
+    (void)state;
+    const double up = nextafterf(1.0f, 2.0f), down = nextafterf(1.0f, 0.0f);
+    assert_true(tkh_ulp_error_f32((float)up, 1.0) == 1.0);     /* 2^-23 above 1 */
+    assert_true(tkh_ulp_error_f32((float)down, 1.0) == 0.5);   /* 2^-24 below, in 1's ulps */
+    assert_true(tkh_ulp_error_f32(1.0f, 1.0 - 0x1p-30) == 0x1p-6); /* binade below: ulp 2^-24 */
+    assert_true(tkh_ulp_error_f32(1.0f, 1.0 + 0x1p-25) == 0.25); /* unrounded: not 0 */
+    /* Subnormals: one ulp is 2^-149 throughout, down to zero. */
+    assert_true(tkh_ulp_error_f32(0x1p-149f, 0.0) == 1.0);
+    assert_true(tkh_ulp_error_f32(0x3p-149f, 0x1p-149 * 1.5) == 1.5);
+    assert_true(tkh_ulp_error_f32(0x1p-126f, 0x1p-126 - 0x1p-149) == 1.0);
+    /* Overflow: beyond the largest float the reference counts as 2^128, and so does inf. */
+    assert_true(tkh_ulp_error_f32(INFINITY, 1e39) == 0.0);
+    assert_true(tkh_ulp_error_f32(FLT_MAX, 1e39) == 1.0);
+    assert_true(tkh_ulp_error_f32(INFINITY, FLT_MAX) == 1.0);
+    assert_true(tkh_ulp_error_f32(-INFINITY, -0x1p128) == 0.0);
+    /* Special values by rule: +inf when a rule fails. */
+    assert_true(tkh_ulp_error_f32(NAN, NAN) == 0.0);
+    assert_true(isinf(tkh_ulp_error_f32(0.0f, NAN)));
+    assert_true(isinf(tkh_ulp_error_f32(NAN, 1.0)));
+    assert_true(tkh_ulp_error_f32(INFINITY, INFINITY) == 0.0);
+    assert_true(isinf(tkh_ulp_error_f32(FLT_MAX, INFINITY))); /* a true infinity needs inf */
+    assert_true(isinf(tkh_ulp_error_f32(-INFINITY, INFINITY)));
+    assert_true(isinf(tkh_ulp_error_f32(-0.0f, 0.0)));        /* zeros keep their sign */
+    assert_true(isinf(tkh_ulp_error_f32(0.0f, -1e-50)));
+    assert_true(tkh_ulp_error_f32(-0.0f, -1e-50) < 1e-5); /* 1e-50 / 2^-149 */
+    /* The other types: f16 (ulp 2^-10 at 1, subnormal ulp 2^-24, top 2^16), bf16, and f64
+     * measured in long double. */
+    assert_true(tkh_ulp_error_f16(0x3C01, 1.0) == 1.0);
+    assert_true(tkh_ulp_error_f16(0x0001, 0.0) == 1.0);
+    assert_true(tkh_ulp_error_f16(0x7C00, 70000.0) == 0.0);
+    assert_true(tkh_ulp_error_f16(0x7BFF, 70000.0) == 1.0);   /* 65504 + 32 = 2^16 */
+    assert_true(tkh_ulp_error_bf16(0x3F81, 1.0) == 1.0);
+    assert_true(tkh_ulp_error_f64(1.0 + 0x1p-52, 1.0L) == 1.0L);
+    assert_true(tkh_ulp_error_f64(1.0, 1.0L + 0x1p-54L) == 0.25L);
+    assert_true(tkh_ulp_error_f64(0x1p-1074, 0.0L) == 1.0L);
+    assert_true(tkh_ulp_error_f64(INFINITY, 1e400L) == 0.0L);
+}
+
+/* A kernel under the ulp rule through its check: exp at 0 is exactly 1, so an output
+ * 1 - m 2^-24 is m/2 ulps away. The bound itself passes; one ulp beyond it fails, naming
+ * the element, the input, the error and the bound; the largest error is reported. */
+static void ulp_rule_passes_at_the_bound_and_fails_past_it(void **state)
+{
+    (void)state;
+    const tkh_kernel_info *k = kernel("exp", "f32");
+    assert_string_equal(k->compare_rule, "ulp");
+    const double bound = k->ulp_bound;
+    assert_true(bound >= 0.5 && bound == floor(2 * bound) / 2); /* a multiple of 1/2 */
+    const float in[3] = { 0.0f, 0.0f, 0.0f };
+    float out[3] = { 1.0f, (float)(1.0 - 2 * bound * 0x1p-24), 1.0f };
+    const void *inputs[1] = { in };
+    tkh_check_note note = { 0 };
+    assert_int_equal(k->check(inputs, out, 3, 1, 256, &note), 3);
+    assert_true(note.worst == bound);
+    assert_int_equal(note.worst_index, 1);
+    out[1] = (float)(1.0 - (2 * bound + 2) * 0x1p-24); /* one ulp past the bound */
+    note = (tkh_check_note){ 0 };
+    assert_int_equal(k->check(inputs, out, 3, 1, 256, &note), 1);
+    assert_true(note.error == bound + 1);
+    char want[160];
+    snprintf(want, sizeof want, "expected within %g ulps of 1 = exp(0 (0x00000000)): %g ulps", bound, bound + 1);
+    assert_non_null(strstr(note.detail, want));
+    /* Special values by rule, through the same check: exp(-inf) = +0, exp(NaN) = NaN,
+     * exp(inf) = inf, exp(100) overflows (inf is exact), exp(-100) is subnormal. */
+    const float specials[5] = { -INFINITY, NAN, INFINITY, 100.0f, -100.0f };
+    const float right[5] = { 0.0f, NAN, INFINITY, INFINITY, (float)exp(-100.0) };
+    const void *special_inputs[1] = { specials };
+    note = (tkh_check_note){ 0 };
+    assert_int_equal(k->check(special_inputs, right, 5, 1, 256, &note), 5);
+    const float wrong[5][5] = {
+        { -0.0f, NAN, INFINITY, INFINITY, (float)exp(-100.0) },     /* -0 for +0 */
+        { 0.0f, 0.0f, INFINITY, INFINITY, (float)exp(-100.0) },     /* a number for NaN */
+        { 0.0f, NAN, FLT_MAX, INFINITY, (float)exp(-100.0) },       /* finite for inf */
+        { 0.0f, NAN, INFINITY, NAN, (float)exp(-100.0) },           /* NaN for overflow */
+        { 0.0f, NAN, INFINITY, INFINITY, (float)exp(-100.0) * 4 },  /* a subnormal 3x off */
+    };
+    for (int j = 0; j < 5; ++j) {
+        note = (tkh_check_note){ 0 };
+        assert_int_equal(k->check(special_inputs, wrong[j], 5, 1, 256, &note), j);
+    }
+}
+
+/* f16 under the ulp rule (computed in f32, rounded once): the exact result passes, one ulp
+ * off fails; f64 measures against a long double reference. */
+static void ulp_rule_for_f16_and_f64(void **state)
+{
+    (void)state;
+    const tkh_kernel_info *h = kernel("exp", "f16"), *d = kernel("exp", "f64");
+    const uint16_t hin[2] = { 0x0000, 0x3C00 }; /* 0, 1 */
+    uint16_t hout[2] = { 0x3C00, 0x4170 };     /* 1, e rounded to f16 (2.71875) */
+    const void *hinputs[1] = { hin };
+    tkh_check_note note = { 0 };
+    assert_int_equal(h->check(hinputs, hout, 2, 1, 256, &note), 2);
+    hout[1] = 0x4171;
+    assert_int_equal(h->check(hinputs, hout, 2, 1, 256, &note), 1);
+    const double din[1] = { 1.0 };
+    double dout[1] = { 2.718281828459045 }; /* e, correctly rounded */
+    const void *dinputs[1] = { din };
+    note = (tkh_check_note){ 0 };
+    assert_int_equal(d->check(dinputs, dout, 1, 1, 256, &note), 1);
+    assert_true(note.worst < 0.5);
+    dout[0] = nextafter(nextafter(nextafter(dout[0], 3.0), 3.0), 3.0);
+    dout[0] = nextafter(nextafter(dout[0], 3.0), 3.0); /* 5 ulps up: past any f64 bound here */
+    assert_int_equal(d->check(dinputs, dout, 1, 1, 256, &note), 0);
 }
 
 int main(void)
@@ -275,6 +386,9 @@ int main(void)
         cmocka_unit_test(check_finds_each_index_across_blocks),
         cmocka_unit_test(check_takes_any_nan_for_nan),
         cmocka_unit_test(float_sums_by_hand),
+        cmocka_unit_test(ulp_distance_by_hand),
+        cmocka_unit_test(ulp_rule_passes_at_the_bound_and_fails_past_it),
+        cmocka_unit_test(ulp_rule_for_f16_and_f64),
     };
     return cmocka_run_group_tests_name("oracle", tests, NULL, NULL);
 }

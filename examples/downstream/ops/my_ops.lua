@@ -27,3 +27,16 @@ elementwise {
     float = "(ISNAN(A) || ISNAN(B) || ISNAN(C)) ? R(QNAN) : A < B ? R(B) : A > C ? R(C) : R(A)",
   },
 }
+
+-- A function of the device's math library in a composite expression: compared within a
+-- bound in ulps of the expression evaluated in double (docs/op-files.md). The stable
+-- form: the plain 1 / (1 + e^-a) overflows e^-a below a = -88.7 and gives 0 where the
+-- true value is a subnormal float, thousands of ulps away; the oracle would report it.
+elementwise {
+  name = "logistic",
+  arity = 1,
+  types = { "f32", "f64" },
+  semantics = "1 / (1 + e^-a), as e^a / (1 + e^a) for a < 0",
+  compute = { float = "a >= 0 ? (T)1 / ((T)1 + exp(-a)) : exp(a) / ((T)1 + exp(a))" },
+  compare = { f32 = { ulps = { nvidia = 4, amd = 5 } }, f64 = { ulps = { nvidia = 3, amd = 5 } } },
+}

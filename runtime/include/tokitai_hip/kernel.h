@@ -20,11 +20,25 @@ typedef void *tkh_stream;
 typedef int (*tkh_launch_fn)(const void *const *inputs, void *out, size_t n, unsigned grid,
     unsigned block, void *scratch, void *stream);
 
+/* What a check writes besides its verdict. Start it zeroed: detail and worst accumulate
+ * over the calls of one range. */
+typedef struct tkh_check_note {
+    char detail[256];     /* what differed at the first difference found */
+    double error;         /* the ulp rule: that output's error in ulps (INFINITY when a
+                             rule for special values failed); 0 for other rules */
+    double worst;         /* the largest error among the outputs within the bound, in ulps
+                             (the ulp rule; 0 for others) */
+    size_t worst_index;   /* where, as an output index relative to the call's outputs */
+} tkh_check_note;
+
 /* Compares the outputs of a run over n input elements with the oracle; returns the first
- * output index that differs (writing what differed into detail), or n when all agree.
- * grid and block are the launch shape (a float sum's error bound depends on it). */
+ * output index that differs (writing what differed into note->detail), or n when all
+ * agree. grid and block are the launch shape (a float sum's error bound depends on it).
+ * Under the ulp rule it raises note->worst (and sets worst_index) to the largest error
+ * among the outputs it compared before the first difference, where that exceeds the
+ * note's, and puts the first difference's error in note->error. */
 typedef size_t (*tkh_check_fn)(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size);
+    unsigned grid, unsigned block, tkh_check_note *note);
 
 /* A reduction oracle's state over a run of input elements, so that threads can fold
  * parts of the input and merge them. Start from all zero bytes. */
@@ -42,9 +56,9 @@ typedef void (*tkh_fold_fn)(const void *input, size_t count, tkh_fold *state);
 typedef void (*tkh_merge_fn)(tkh_fold *state, const tkh_fold *later);
 
 /* Compares a reduction's output with the folded state of all n inputs, like
- * tkh_check_fn: n when it agrees, else 0 with what differed in detail. */
+ * tkh_check_fn: n when it agrees, else 0 with what differed in note->detail. */
 typedef size_t (*tkh_finish_fn)(const tkh_fold *state, const void *out, size_t n, unsigned grid,
-    unsigned block, char *detail, size_t detail_size);
+    unsigned block, tkh_check_note *note);
 
 /* One generated kernel and its contract. Lists are NULL-terminated. */
 typedef struct tkh_kernel_info {
@@ -62,7 +76,8 @@ typedef struct tkh_kernel_info {
     const char *domain;               /* "integer" */
     const char *representation;       /* "dense" */
     const char *semantics;
-    const char *compare_rule;         /* "exact" or "sum_bound" (docs/semantics.md) */
+    const char *compare_rule;         /* "exact", "sum_bound" or "ulp" (docs/semantics.md) */
+    double ulp_bound;                 /* the ulp rule's bound in ulps of the type; else 0 */
     const char *comparison;           /* how the oracle compares, in words */
     const char *platform;             /* "amd" or "nvidia" */
     const char *const *targets;       /* what it was compiled for: "gfx90a:xnack-", "sm_90" */

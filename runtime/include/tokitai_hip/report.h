@@ -27,6 +27,9 @@ typedef struct tkh_report {
     size_t oracle_compared;                /* outputs compared (with repeats, when sampled) */
     int oracle_matches;                    /* and all were equal */
     size_t first_mismatch;                 /* index, or len when none */
+    double max_ulp_error;                  /* ulp rule: the largest error among the outputs
+                                              compared, in ulps of the type; else 0 */
+    size_t max_ulp_error_index;            /* where; len when max_ulp_error is 0 */
     unsigned launch_grid;
     unsigned launch_block;
     double seconds;                        /* wall time of the whole call */

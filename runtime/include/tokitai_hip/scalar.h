@@ -141,11 +141,19 @@ TKH_HD static inline float tkh_bf16_to_f32(uint16_t h)
 
 TKH_HD static inline uint16_t tkh_f32_to_bf16(float f)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    /* NVIDIA since sm_80 narrows in one instruction, to nearest even as below, subnormals
+     * kept (a NaN comes out as the canonical one: any NaN equals any NaN). */
+    uint16_t h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#else
     uint32_t x = tkh_f32_bits(f);
     if ((x & 0x7FFFFFFFu) > 0x7F800000u) /* NaN: keep it a quiet NaN */
         return (uint16_t)((x >> 16) | 0x40u);
     x += 0x7FFFu + ((x >> 16) & 1u);
     return (uint16_t)(x >> 16);
+#endif
 }
 
 #if !defined(__HIPCC__) && !defined(__CUDACC__)
@@ -185,5 +193,7 @@ static inline void tkh_f32_to_bf16_n(const float *f, uint16_t *h, size_t n)
         h[i] = tkh_f32_to_bf16(f[i]);
 }
 #endif
+
+#include "tokitai_hip/op_math.h" /* the functions op expressions call */
 
 #endif

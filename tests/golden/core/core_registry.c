@@ -10,7 +10,7 @@ static const char *const targets[] = { "gfx90a:xnack-", "gfx1030", NULL };
 static const char *const evidence[] = { "admission: the kernel was built for the selected device's architecture", "exactness: every output element was compared with the CPU oracle and equal", "provenance: kernel source, compiler, build and device fingerprints recorded", NULL };
 
 TKH_HIDDEN int tkhk_add_i32_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_add_i32(const void *const *, const void *, size_t, unsigned, unsigned, char *, size_t);
+TKH_HIDDEN size_t tkhi_check_add_i32(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const add_i32_obligations[] = { "lhs, rhs and out are dense i32 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_i32_degradations[] = { "integer overflow wraps instead of trapping", NULL };
 static const char *const add_i32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
@@ -30,6 +30,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_i32 = {
     .representation = "dense",
     .semantics = "a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even",
     .compare_rule = "exact",
+    .ulp_bound = 0,
     .comparison = "exact: every element bit-equal to the oracle's (any NaN equals any NaN)",
     .platform = "amd",
     .targets = targets,
@@ -47,7 +48,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_i32 = {
 };
 
 TKH_HIDDEN int tkhk_add_f16_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *, const void *, size_t, unsigned, unsigned, char *, size_t);
+TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const add_f16_obligations[] = { "lhs, rhs and out are dense f16 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_f16_degradations[] = { NULL };
 static const char *const add_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
@@ -67,6 +68,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_f16 = {
     .representation = "dense",
     .semantics = "a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even",
     .compare_rule = "exact",
+    .ulp_bound = 0,
     .comparison = "exact: every element bit-equal to the oracle's (any NaN equals any NaN)",
     .platform = "amd",
     .targets = targets,
@@ -84,7 +86,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_f16 = {
 };
 
 TKH_HIDDEN int tkhk_neg_i8_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *, const void *, size_t, unsigned, unsigned, char *, size_t);
+TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const neg_i8_obligations[] = { "in and out are dense i8 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const neg_i8_degradations[] = { NULL };
 static const char *const neg_i8_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
@@ -104,6 +106,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8 = {
     .representation = "dense",
     .semantics = "-a; integers wrap",
     .compare_rule = "exact",
+    .ulp_bound = 0,
     .comparison = "exact: every element bit-equal to the oracle's (any NaN equals any NaN)",
     .platform = "amd",
     .targets = targets,
@@ -121,10 +124,10 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8 = {
 };
 
 TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *, const void *, size_t, unsigned, unsigned, char *, size_t);
+TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
 TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *, size_t, tkh_fold *);
 TKH_HIDDEN void tkhi_check_sum_f32_merge(tkh_fold *, const tkh_fold *);
-TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *, const void *, size_t, unsigned, unsigned, char *, size_t);
+TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const sum_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const sum_f32_degradations[] = { NULL };
 static const char *const sum_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
@@ -144,6 +147,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32 = {
     .representation = "dense",
     .semantics = "sum of all elements",
     .compare_rule = "sum_bound",
+    .ulp_bound = 0,
     .comparison = "bounded: |device - accurate sum| <= depth * u * sum|x| + storage rounding + underflow, depth = the most additions on one path of the device's tree",
     .platform = "amd",
     .targets = targets,
@@ -163,11 +167,89 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32 = {
     .finish = tkhi_check_sum_f32_finish,
 };
 
+TKH_HIDDEN int tkhk_softsign_bf16_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_softsign_bf16(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+static const char *const softsign_bf16_obligations[] = { "in and out are dense bf16 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+static const char *const softsign_bf16_degradations[] = { NULL };
+static const char *const softsign_bf16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_bf16 = {
+    .catalog = "core",
+    .op = "softsign",
+    .type = "bf16",
+    .symbol = "tkhk_softsign_bf16",
+    .shape = "elementwise",
+    .arity = 1,
+    .elem_size = sizeof(uint16_t),
+    .out_count = 0,
+    .scratch_size = 0,
+    .block = 256,
+    .vector_width = 8,
+    .domain = "float",
+    .representation = "dense",
+    .semantics = "a / (1 + |a|), through e^log to call a function",
+    .compare_rule = "ulp",
+    .ulp_bound = 0.55,
+    .comparison = "within 0.55 ulps of bf16: |device - reference| / ulp(reference), the expression evaluated in double and not rounded; NaN, infinities, signed zeros and overflow by rule",
+    .platform = "amd",
+    .targets = targets,
+    .source_fingerprint = "not computed",
+    .compiler = "HIP version: 5.2.21153-0",
+    .compiler_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000001",
+    .build_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000002",
+    .build_command = "hipcc -x hip -O3 --offload-arch=gfx90a:xnack- --offload-arch=gfx1030 -c <kernel>.hip",
+    .obligations = softsign_bf16_obligations,
+    .required_evidence = evidence,
+    .degradations = softsign_bf16_degradations,
+    .non_claims = softsign_bf16_non_claims,
+    .launch = tkhk_softsign_bf16_launch,
+    .check = tkhi_check_softsign_bf16,
+};
+
+TKH_HIDDEN int tkhk_softsign_f32_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_softsign_f32(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+static const char *const softsign_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+static const char *const softsign_f32_degradations[] = { NULL };
+static const char *const softsign_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_f32 = {
+    .catalog = "core",
+    .op = "softsign",
+    .type = "f32",
+    .symbol = "tkhk_softsign_f32",
+    .shape = "elementwise",
+    .arity = 1,
+    .elem_size = sizeof(float),
+    .out_count = 0,
+    .scratch_size = 0,
+    .block = 256,
+    .vector_width = 4,
+    .domain = "float",
+    .representation = "dense",
+    .semantics = "a / (1 + |a|), through e^log to call a function",
+    .compare_rule = "ulp",
+    .ulp_bound = 6,
+    .comparison = "within 6 ulps of f32: |device - reference| / ulp(reference), the expression evaluated in double and not rounded; NaN, infinities, signed zeros and overflow by rule",
+    .platform = "amd",
+    .targets = targets,
+    .source_fingerprint = "not computed",
+    .compiler = "HIP version: 5.2.21153-0",
+    .compiler_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000001",
+    .build_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000002",
+    .build_command = "hipcc -x hip -O3 --offload-arch=gfx90a:xnack- --offload-arch=gfx1030 -c <kernel>.hip",
+    .obligations = softsign_f32_obligations,
+    .required_evidence = evidence,
+    .degradations = softsign_f32_degradations,
+    .non_claims = softsign_f32_non_claims,
+    .launch = tkhk_softsign_f32_launch,
+    .check = tkhi_check_softsign_f32,
+};
+
 static const tkh_kernel_info *const kernels[] = {
     &tkhi_kernel_add_i32,
     &tkhi_kernel_add_f16,
     &tkhi_kernel_neg_i8,
     &tkhi_kernel_sum_f32,
+    &tkhi_kernel_softsign_bf16,
+    &tkhi_kernel_softsign_f32,
 };
 
 static const tkh_registry registry = { "core", kernels, sizeof kernels / sizeof kernels[0] };

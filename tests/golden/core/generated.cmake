@@ -5,16 +5,20 @@ set(TKH_GENERATED_KERNELS
   add_f16
   neg_i8
   sum_f32
+  softsign_bf16
+  softsign_f32
 )
 # Compile units (units/<unit>.hip), one per op, and the kernels each includes.
 set(TKH_GENERATED_UNITS
   add
   neg
   sum
+  softsign
 )
 set(TKH_GENERATED_UNIT_add add_i32 add_f16)
 set(TKH_GENERATED_UNIT_neg neg_i8)
 set(TKH_GENERATED_UNIT_sum sum_f32)
+set(TKH_GENERATED_UNIT_softsign softsign_bf16 softsign_f32)
 set(TKH_GENERATED_REGISTRY "core_registry.c")
 set(TKH_GENERATED_ORACLE_TESTS "tests/oracle_tests.c")
 set(TKH_GENERATED_GPU_TESTS "tests/selftest.c")

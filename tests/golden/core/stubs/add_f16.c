@@ -11,7 +11,7 @@ enum { BLOCK = 256 };
 /* The first index in [from, to) where the device output differs from the oracle, or 'to';
  * for a difference, 'detail' says what differed. */
 static size_t first_difference(const uint16_t *const *x, const uint16_t *got, size_t from, size_t to,
-    char *detail, size_t detail_size)
+    tkh_check_note *note)
 {
     for (size_t i = from; i < to; ++i) {
         const uint16_t want = tkh_oracle_add_f16(x[0][i], x[1][i]);
@@ -24,7 +24,7 @@ static size_t first_difference(const uint16_t *const *x, const uint16_t *got, si
                 tkh_format_f16(v, sizeof v, x[j][i]);
                 len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
             }
-            snprintf(detail, detail_size, "got %s, expected %s = add(%s)", g, w, args);
+            snprintf(note->detail, sizeof note->detail, "got %s, expected %s = add(%s)", g, w, args);
             return i;
         }
     }
@@ -36,7 +36,7 @@ static size_t first_difference(const uint16_t *const *x, const uint16_t *got, si
  * for its first difference. Returns that index, or n. Compiled once per x86-64 level
  * (TKH_CHECK_CLONES); static, so that no copy is seen outside this file. */
 TKH_CHECK_CLONES static size_t compare_blocks(const uint16_t *const *x, const uint16_t *got, size_t n,
-    char *detail, size_t detail_size)
+    tkh_check_note *note)
 {
     for (size_t base = 0; base < n; base += BLOCK) {
         const size_t len = n - base < BLOCK ? n - base : BLOCK;
@@ -52,7 +52,7 @@ TKH_CHECK_CLONES static size_t compare_blocks(const uint16_t *const *x, const ui
         for (size_t i = 0; i < len; ++i)
             differs |= !tkh_same_f16(got[base + i], want[i]);
         if (differs) { /* the element-by-element oracle has the last word */
-            const size_t bad = first_difference(x, got, base, base + len, detail, detail_size);
+            const size_t bad = first_difference(x, got, base, base + len, note);
             if (bad < base + len)
                 return bad;
         }
@@ -61,14 +61,14 @@ TKH_CHECK_CLONES static size_t compare_blocks(const uint16_t *const *x, const ui
 }
 
 TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+    unsigned grid, unsigned block, tkh_check_note *note)
 {
     (void)grid;
     (void)block;
     const uint16_t *x[2];
     for (int j = 0; j < 2; ++j)
         x[j] = inputs[j];
-    return compare_blocks(x, out, n, detail, detail_size);
+    return compare_blocks(x, out, n, note);
 }
 
 tkh_status tkh_add_f16(tkh_context *ctx, const uint16_t *lhs, const uint16_t *rhs, uint16_t *out, size_t n,

@@ -11,7 +11,7 @@ enum { BLOCK = 256 };
 /* The first index in [from, to) where the device output differs from the oracle, or 'to';
  * for a difference, 'detail' says what differed. */
 static size_t first_difference(const int8_t *const *x, const int8_t *got, size_t from, size_t to,
-    char *detail, size_t detail_size)
+    tkh_check_note *note)
 {
     for (size_t i = from; i < to; ++i) {
         const int8_t want = tkh_oracle_neg_i8(x[0][i]);
@@ -24,7 +24,7 @@ static size_t first_difference(const int8_t *const *x, const int8_t *got, size_t
                 tkh_format_i8(v, sizeof v, x[j][i]);
                 len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
             }
-            snprintf(detail, detail_size, "got %s, expected %s = neg(%s)", g, w, args);
+            snprintf(note->detail, sizeof note->detail, "got %s, expected %s = neg(%s)", g, w, args);
             return i;
         }
     }
@@ -36,7 +36,7 @@ static size_t first_difference(const int8_t *const *x, const int8_t *got, size_t
  * for its first difference. Returns that index, or n. Compiled once per x86-64 level
  * (TKH_CHECK_CLONES); static, so that no copy is seen outside this file. */
 TKH_CHECK_CLONES static size_t compare_blocks(const int8_t *const *x, const int8_t *got, size_t n,
-    char *detail, size_t detail_size)
+    tkh_check_note *note)
 {
     for (size_t base = 0; base < n; base += BLOCK) {
         const size_t len = n - base < BLOCK ? n - base : BLOCK;
@@ -44,7 +44,7 @@ TKH_CHECK_CLONES static size_t compare_blocks(const int8_t *const *x, const int8
         for (size_t i = base; i < base + len; ++i)
             differs |= !tkh_same_i8(got[i], tkh_oracle_neg_i8(x[0][i]));
         if (differs) { /* the element-by-element oracle has the last word */
-            const size_t bad = first_difference(x, got, base, base + len, detail, detail_size);
+            const size_t bad = first_difference(x, got, base, base + len, note);
             if (bad < base + len)
                 return bad;
         }
@@ -53,14 +53,14 @@ TKH_CHECK_CLONES static size_t compare_blocks(const int8_t *const *x, const int8
 }
 
 TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+    unsigned grid, unsigned block, tkh_check_note *note)
 {
     (void)grid;
     (void)block;
     const int8_t *x[1];
     for (int j = 0; j < 1; ++j)
         x[j] = inputs[j];
-    return compare_blocks(x, out, n, detail, detail_size);
+    return compare_blocks(x, out, n, note);
 }
 
 tkh_status tkh_neg_i8(tkh_context *ctx, const int8_t *in, int8_t *out, size_t n,

@@ -111,7 +111,7 @@ TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *input, size_t count, tkh_fol
 }
 
 TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *state, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+    unsigned grid, unsigned block, tkh_check_note *note)
 {
     const long double sum = state->sum + state->comp, mag = state->mag;
     const int nan = state->nan, pos_inf = state->pos_inf, neg_inf = state->neg_inf;
@@ -142,18 +142,18 @@ TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *state, const void *o
         return n;
     char g[64];
     tkh_format_f32(g, sizeof g, ((const float *)out)[0]);
-    snprintf(detail, detail_size, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
+    snprintf(note->detail, sizeof note->detail, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
         g, sum, bound, n, depth);
     return 0;
 }
 
 /* The whole check on one thread: fold everything, then compare. */
 TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, char *detail, size_t detail_size)
+    unsigned grid, unsigned block, tkh_check_note *note)
 {
     tkh_fold state = { 0 };
     tkhi_check_sum_f32_fold(inputs[0], n, &state);
-    return tkhi_check_sum_f32_finish(&state, out, n, grid, block, detail, detail_size);
+    return tkhi_check_sum_f32_finish(&state, out, n, grid, block, note);
 }
 
 tkh_status tkh_sum_f32(tkh_context *ctx, const float *in, float *out, size_t n, tkh_report *report)

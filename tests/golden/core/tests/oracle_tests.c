@@ -2,7 +2,11 @@
 /* CPU tests of the 'core' oracle: for every (op, type) with a 'reference', every tuple
  * of the type's edge values through the oracle (a reduction: the edge values folded both
  * ways), compared with the reference evaluated in wide arithmetic
- * (tokitai_hip/reference.h). Any NaN equals any NaN. */
+ * (tokitai_hip/reference.h). Any NaN equals any NaN. For every op under the ulp rule,
+ * every tuple of edge values through the host's own evaluation of the expression (the
+ * C library's functions in the compute type), measured against the rule's reference
+ * under the op's bound (the larger, where the platforms' differ): the special-value
+ * rules and the bound hold for a second implementation of the functions. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -149,12 +153,72 @@ static void test_neg_i8(void **state)
 #undef TMAX
 #undef BITS
 
+static void test_softsign_bf16(void **state)
+{
+    (void)state;
+    const uint16_t edges[] = { 0x0000, 0x8000, 0x3F80, 0xBF80, 0x7F80, 0xFF80, 0x7FC0, 0x7F7F, 0xFF7F, 0x0080, 0x0001, 0x8001, 0x3F00, 0x4040, 0x3EAB, 0x4491 };
+    const size_t count = sizeof edges / sizeof edges[0];
+    size_t total = 1;
+    for (int j = 0; j < 1; ++j)
+        total *= count;
+    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
+        uint16_t x[1];
+        for (size_t j = 0, rest = pick; j < 1; ++j, rest /= count)
+            x[j] = edges[rest % count];
+        const uint16_t got = tkh_oracle_softsign_bf16(x[0]);
+        const double want = tkh_reference_softsign_bf16((double)tkh_bf16_to_f32(x[0]));
+        const double error = tkh_ulp_error_bf16(got, want);
+        if (!(error <= 0.55)) {
+            char args[1 * 66] = "", sg[64];
+            for (int j = 0, len = 0; j < 1; ++j) {
+                char v[64];
+                tkh_format_bf16(v, sizeof v, x[j]);
+                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
+            }
+            tkh_format_bf16(sg, sizeof sg, got);
+            fail_msg("softsign_bf16(%s) = %s on the host, %.3Lg ulps from the reference "
+                "%.21Lg (bound 0.55)", args, sg, (long double)error, (long double)want);
+        }
+    }
+}
+
+static void test_softsign_f32(void **state)
+{
+    (void)state;
+    const float edges[] = { 0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, FLT_MAX, -FLT_MAX, FLT_MIN, 0x1p-149f, -0x1p-149f, 0.5f, 3.0f, 0x1.555556p-2f, 0x1.fffffep+23f, 1e-30f };
+    const size_t count = sizeof edges / sizeof edges[0];
+    size_t total = 1;
+    for (int j = 0; j < 1; ++j)
+        total *= count;
+    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
+        float x[1];
+        for (size_t j = 0, rest = pick; j < 1; ++j, rest /= count)
+            x[j] = edges[rest % count];
+        const float got = tkh_oracle_softsign_f32(x[0]);
+        const double want = tkh_reference_softsign_f32((double)x[0]);
+        const double error = tkh_ulp_error_f32(got, want);
+        if (!(error <= 6)) {
+            char args[1 * 66] = "", sg[64];
+            for (int j = 0, len = 0; j < 1; ++j) {
+                char v[64];
+                tkh_format_f32(v, sizeof v, x[j]);
+                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
+            }
+            tkh_format_f32(sg, sizeof sg, got);
+            fail_msg("softsign_f32(%s) = %s on the host, %.3Lg ulps from the reference "
+                "%.21Lg (bound 6)", args, sg, (long double)error, (long double)want);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_i32),
         cmocka_unit_test(test_add_f16),
         cmocka_unit_test(test_neg_i8),
+        cmocka_unit_test(test_softsign_bf16),
+        cmocka_unit_test(test_softsign_f32),
     };
     return cmocka_run_group_tests_name("core_oracle", tests, NULL, NULL);
 }

@@ -47,6 +47,18 @@ TKH_API tkh_status tkh_sum_f32(tkh_context *ctx, const float *in, float *out, si
 TKH_API tkh_status tkh_sum_f32_device(tkh_context *ctx, const float *in, float *out, size_t n,
     tkh_stream stream);
 
+/* softsign bf16: a / (1 + |a|), through e^log to call a function */
+TKH_API tkh_status tkh_softsign_bf16(tkh_context *ctx, const uint16_t *in, uint16_t *out, size_t n,
+    tkh_report *report);
+TKH_API tkh_status tkh_softsign_bf16_device(tkh_context *ctx, const uint16_t *in, uint16_t *out, size_t n,
+    tkh_stream stream);
+
+/* softsign f32: a / (1 + |a|), through e^log to call a function */
+TKH_API tkh_status tkh_softsign_f32(tkh_context *ctx, const float *in, float *out, size_t n,
+    tkh_report *report);
+TKH_API tkh_status tkh_softsign_f32_device(tkh_context *ctx, const float *in, float *out, size_t n,
+    tkh_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

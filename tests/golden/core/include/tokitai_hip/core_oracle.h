@@ -8,5 +8,7 @@
 #include "tokitai_hip/core_oracle/add_f16.h"
 #include "tokitai_hip/core_oracle/neg_i8.h"
 #include "tokitai_hip/core_oracle/sum_f32.h"
+#include "tokitai_hip/core_oracle/softsign_bf16.h"
+#include "tokitai_hip/core_oracle/softsign_f32.h"
 
 #endif
