@@ -97,17 +97,23 @@ static int mp_softplus(mpfr_t r, const mpfr_t a, const mpfr_t b)
     return 0;
 }
 
-/* a/2 erfc(-a / sqrt 2); -0 at -inf */
+/* gelu's limits, as the ops define them: a at +inf, -0 at -inf. Returns 1 for those. */
+static int gelu_limit(mpfr_t r, const mpfr_t a)
+{
+    if (!mpfr_inf_p(a))
+        return 0;
+    if (mpfr_sgn(a) > 0)
+        mpfr_set(r, a, MPFR_RNDN);
+    else
+        mpfr_set_zero(r, -1);
+    return 1;
+}
+
 static int mp_gelu(mpfr_t r, const mpfr_t a, const mpfr_t b)
 {
     (void)b;
-    if (mpfr_inf_p(a)) {
-        if (mpfr_sgn(a) > 0)
-            mpfr_set(r, a, MPFR_RNDN);
-        else
-            mpfr_set_zero(r, -1);
+    if (gelu_limit(r, a))
         return 0;
-    }
     mpfr_t t;
     mpfr_init2(t, PREC);
     mpfr_sqrt_ui(t, 2, MPFR_RNDN);
@@ -124,13 +130,8 @@ static int mp_gelu(mpfr_t r, const mpfr_t a, const mpfr_t b)
 static int mp_gelu_tanh(mpfr_t r, const mpfr_t a, const mpfr_t b)
 {
     (void)b;
-    if (mpfr_inf_p(a)) {
-        if (mpfr_sgn(a) > 0)
-            mpfr_set(r, a, MPFR_RNDN);
-        else
-            mpfr_set_zero(r, -1);
+    if (gelu_limit(r, a))
         return 0;
-    }
     mpfr_t y, c, k;
     mpfr_inits2(PREC, y, c, k, (mpfr_ptr)0);
     mpfr_const_pi(c, MPFR_RNDN);

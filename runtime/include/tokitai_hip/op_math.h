@@ -33,13 +33,12 @@ __device__ static inline double tkh_fast_tan(double x) { return tan(x); }
 __device__ static inline double tkh_fast_pow(double x, double y) { return pow(x, y); }
 __device__ static inline double tkh_fast_div(double x, double y) { return x / y; }
 #define rsqrt(x) tkh_rsqrt(x)
-#elif defined(__HIPCC__) || defined(__CUDACC__)
-/* The host pass of a kernel's translation unit compiles the op for the host too, but
- * never runs it: plain forms. */
-#define rsqrt(x) (1 / sqrt(x))
-#define tkh_fast_exp(x) exp(x)
-#define tkh_fast_exp10(x) pow(10, (x))
+#else
+/* The host: the fast forms' references are the accurate functions (their bound says how
+ * far off the approximation may be), through <tgmath.h> (from tokitai_hip/scalar.h) in C,
+ * which picks float, double or long double. exp10 is not in C11: pow(10, x). */
 #define tkh_fast_log(x) log(x)
+#define tkh_fast_exp(x) exp(x)
 #define tkh_fast_log2(x) log2(x)
 #define tkh_fast_log10(x) log10(x)
 #define tkh_fast_sin(x) sin(x)
@@ -47,24 +46,18 @@ __device__ static inline double tkh_fast_div(double x, double y) { return x / y;
 #define tkh_fast_tan(x) tan(x)
 #define tkh_fast_pow(x, y) pow((x), (y))
 #define tkh_fast_div(x, y) ((x) / (y))
+#if defined(__HIPCC__) || defined(__CUDACC__)
+/* The host pass of a kernel's translation unit compiles the op for the host too, but
+ * never runs it. */
+#define rsqrt(x) (1 / sqrt(x))
+#define tkh_fast_exp10(x) pow(10, (x))
 #else
-/* Host C: <tgmath.h> (from tokitai_hip/scalar.h) picks float, double or long double. The
- * references of fast forms are the accurate functions: their bound says how far off the
- * approximation may be. exp10 is not in C11: pow(10, x) in the argument's type. */
 static inline float tkh_rsqrtf(float x) { return 1 / sqrtf(x); }
 static inline double tkh_rsqrt(double x) { return 1 / sqrt(x); }
 static inline long double tkh_rsqrtl(long double x) { return 1 / sqrtl(x); }
 #define rsqrt(x) _Generic((x), float: tkh_rsqrtf, long double: tkh_rsqrtl, default: tkh_rsqrt)(x)
-#define tkh_fast_exp(x) exp(x)
 #define tkh_fast_exp10(x) pow(_Generic((x), float: 10.0f, long double: 10.0L, default: 10.0), (x))
-#define tkh_fast_log(x) log(x)
-#define tkh_fast_log2(x) log2(x)
-#define tkh_fast_log10(x) log10(x)
-#define tkh_fast_sin(x) sin(x)
-#define tkh_fast_cos(x) cos(x)
-#define tkh_fast_tan(x) tan(x)
-#define tkh_fast_pow(x, y) pow((x), (y))
-#define tkh_fast_div(x, y) ((x) / (y))
+#endif
 #endif
 
 #endif
