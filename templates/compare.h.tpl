@@ -7,10 +7,25 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tokitai_hip/scalar.h"
+
+/* snprintf for the checks' messages, which are cut to their buffers on purpose (through
+ * a va_list, so that the compiler does not warn of the cut at every call). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static inline int $(prefix)_detail(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    return n;
+}
 
 @ for _, t in ipairs(types_used) do
 @   if t.domain == "integer" then
@@ -21,7 +36,7 @@ static inline int $(prefix)_same_$(t.name)($(t.c) x, $(t.c) y)
 
 static inline void $(prefix)_format_$(t.name)(char *buf, size_t size, $(t.c) v)
 {
-    snprintf(buf, size, "%" $(t.fmt), v);
+    $(prefix)_detail(buf, size, "%" $(t.fmt), v);
 }
 @   else
 /* On the bits, branch-free, so that the checks' loops vectorize: NaN is above infinity. */
@@ -38,11 +53,11 @@ static inline void $(prefix)_format_$(t.name)(char *buf, size_t size, $(t.c) v)
 {
     unsigned char bytes[sizeof v];
     memcpy(bytes, &v, sizeof v);
-    int len = snprintf(buf, size, "%.17g (0x", (double)$(load(t, "v")));
+    int len = $(prefix)_detail(buf, size, "%.17g (0x", (double)$(load(t, "v")));
     for (size_t i = sizeof v; i > 0 && len > 0 && (size_t)len < size; --i)
-        len += snprintf(buf + len, size - (size_t)len, "%02x", bytes[i - 1]);
+        len += $(prefix)_detail(buf + len, size - (size_t)len, "%02x", bytes[i - 1]);
     if (len > 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, ")");
+        $(prefix)_detail(buf + len, size - (size_t)len, ")");
 }
 
 @     local R, top, l = t.reference, "0x1p" .. (t.emax + 1), ""
@@ -83,6 +98,19 @@ static inline $(R) $(prefix)_ulp_error_$(t.name)($(t.c) got_bits, $(R) r)
 @     end
 }
 @   end
+
+/* "v0, v1, ..." of count operands, for the messages of a difference. */
+static inline void $(prefix)_format_list_$(t.name)(char *buf, size_t size, const $(t.c) *v, int count)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < count && len < size; ++j) {
+        char one[64];
+        $(prefix)_format_$(t.name)(one, sizeof one, v[j]);
+        const int n = $(prefix)_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
+        len += n > 0 ? (size_t)n : 0;
+    }
+}
 
 @ end
 #endif

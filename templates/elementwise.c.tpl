@@ -34,18 +34,15 @@ static size_t first_difference(const $(S) *const *x, const $(S) *got, size_t fro
         const $(R) want = $(k.reference_fn)($(table.concat(refs, ", ")));
         const $(R) error = $(prefix)_ulp_error_$(t.name)(got[i], want);
         if (!(error <= BOUND)) {
-            char g[64], args[$(arity) * 66] = "", e[48];
+            char g[64], args[$(arity) * 66], e[48];
+            const $(S) operands[$(arity)] = { $(table.concat(elems, ", ")) };
             $(prefix)_format_$(t.name)(g, sizeof g, got[i]);
-            for (int j = 0, len = 0; j < $(arity); ++j) {
-                char v[64];
-                $(prefix)_format_$(t.name)(v, sizeof v, x[j][i]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
+            $(prefix)_format_list_$(t.name)(args, sizeof args, operands, $(arity));
             if (isinf(error))
-                snprintf(e, sizeof e, "a special value out of rule");
+                $(prefix)_detail(e, sizeof e, "a special value out of rule");
             else
-                snprintf(e, sizeof e, "%.3Lg ulps", (long double)error);
-            snprintf(note->detail, sizeof note->detail,
+                $(prefix)_detail(e, sizeof e, "%.3Lg ulps", (long double)error);
+            $(prefix)_detail(note->detail, sizeof note->detail,
                 "got %s, expected within %g ulps of %.21Lg = $(k.op.name)(%s): %s", g,
                 (double)BOUND, (long double)want, args, e);
             note->error = (double)error;
@@ -113,15 +110,12 @@ static size_t first_difference(const $(S) *const *x, const $(S) *got, size_t fro
     for (size_t i = from; i < to; ++i) {
         const $(S) want = $(k.oracle)($(table.concat(elems, ", ")));
         if (!$(prefix)_same_$(t.name)(got[i], want)) {
-            char g[64], w[64], args[$(arity) * 66] = "";
+            char g[64], w[64], args[$(arity) * 66];
+            const $(S) operands[$(arity)] = { $(table.concat(elems, ", ")) };
             $(prefix)_format_$(t.name)(g, sizeof g, got[i]);
             $(prefix)_format_$(t.name)(w, sizeof w, want);
-            for (int j = 0, len = 0; j < $(arity); ++j) {
-                char v[64];
-                $(prefix)_format_$(t.name)(v, sizeof v, x[j][i]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
-            snprintf(note->detail, sizeof note->detail, "got %s, expected %s = $(k.op.name)(%s)", g, w, args);
+            $(prefix)_format_list_$(t.name)(args, sizeof args, operands, $(arity));
+            $(prefix)_detail(note->detail, sizeof note->detail, "got %s, expected %s = $(k.op.name)(%s)", g, w, args);
             return i;
         }
     }

@@ -94,12 +94,8 @@ static void test_$(k.id)(void **state)
         const $(R) want = $(k.reference_fn)($(table.concat(refs, ", ")));
         const $(R) error = $(prefix)_ulp_error_$(t.name)(got, want);
         if (!(error <= $(ops_format_ulps(k.ulps_max)))) {
-            char args[$(arity) * 66] = "", sg[64];
-            for (int j = 0, len = 0; j < $(arity); ++j) {
-                char v[64];
-                $(prefix)_format_$(t.name)(v, sizeof v, x[j]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
+            char args[$(arity) * 66], sg[64];
+            $(prefix)_format_list_$(t.name)(args, sizeof args, x, $(arity));
             $(prefix)_format_$(t.name)(sg, sizeof sg, got);
             fail_msg("$(k.op.name)_$(t.name)(%s) = %s on the host, %.3Lg ulps from the reference "
                 "%.21Lg (bound $(ops_format_ulps(k.ulps_max)))", args, sg, (long double)error, (long double)want);
@@ -141,12 +137,8 @@ static void test_$(k.id)(void **state)
         const $(S) $(table.concat(decl, ", "));
         const $(S) got = $(k.oracle)($(table.concat(k.operands, ", "))), want = $(k.reference);
         if (!$(prefix)_same_$(t.name)(got, want)) {
-            char args[$(arity) * 66] = "", sg[64], sw[64];
-            for (int j = 0, len = 0; j < $(arity); ++j) {
-                char v[64];
-                $(prefix)_format_$(t.name)(v, sizeof v, x[j]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
+            char args[$(arity) * 66], sg[64], sw[64];
+            $(prefix)_format_list_$(t.name)(args, sizeof args, x, $(arity));
             $(prefix)_format_$(t.name)(sg, sizeof sg, got);
             $(prefix)_format_$(t.name)(sw, sizeof sw, want);
             fail_msg("$(k.op.name)_$(t.name)(%s) = %s, the reference says %s", args, sg, sw);

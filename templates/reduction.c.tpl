@@ -177,7 +177,7 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size
         return n;
     char g[64];
     $(prefix)_format_$(t.name)(g, sizeof g, ((const $(S) *)out)[0]);
-    snprintf(note->detail, sizeof note->detail, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
+    $(prefix)_detail(note->detail, sizeof note->detail, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
         g, sum, bound, n, depth);
     return 0;
 }
@@ -250,7 +250,7 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size
     char g[64], w[64];
     $(prefix)_format_$(t.name)(g, sizeof g, got);
     $(prefix)_format_$(t.name)(w, sizeof w, want);
-    snprintf(note->detail, sizeof note->detail, "got %s, expected %s", g, w);
+    $(prefix)_detail(note->detail, sizeof note->detail, "got %s, expected %s", g, w);
     return 0;
 }
 @ end

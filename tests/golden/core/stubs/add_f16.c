@@ -16,15 +16,12 @@ static size_t first_difference(const uint16_t *const *x, const uint16_t *got, si
     for (size_t i = from; i < to; ++i) {
         const uint16_t want = tkh_oracle_add_f16(x[0][i], x[1][i]);
         if (!tkh_same_f16(got[i], want)) {
-            char g[64], w[64], args[2 * 66] = "";
+            char g[64], w[64], args[2 * 66];
+            const uint16_t operands[2] = { x[0][i], x[1][i] };
             tkh_format_f16(g, sizeof g, got[i]);
             tkh_format_f16(w, sizeof w, want);
-            for (int j = 0, len = 0; j < 2; ++j) {
-                char v[64];
-                tkh_format_f16(v, sizeof v, x[j][i]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
-            snprintf(note->detail, sizeof note->detail, "got %s, expected %s = add(%s)", g, w, args);
+            tkh_format_list_f16(args, sizeof args, operands, 2);
+            tkh_detail(note->detail, sizeof note->detail, "got %s, expected %s = add(%s)", g, w, args);
             return i;
         }
     }

@@ -16,15 +16,12 @@ static size_t first_difference(const int8_t *const *x, const int8_t *got, size_t
     for (size_t i = from; i < to; ++i) {
         const int8_t want = tkh_oracle_neg_i8(x[0][i]);
         if (!tkh_same_i8(got[i], want)) {
-            char g[64], w[64], args[1 * 66] = "";
+            char g[64], w[64], args[1 * 66];
+            const int8_t operands[1] = { x[0][i] };
             tkh_format_i8(g, sizeof g, got[i]);
             tkh_format_i8(w, sizeof w, want);
-            for (int j = 0, len = 0; j < 1; ++j) {
-                char v[64];
-                tkh_format_i8(v, sizeof v, x[j][i]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
-            snprintf(note->detail, sizeof note->detail, "got %s, expected %s = neg(%s)", g, w, args);
+            tkh_format_list_i8(args, sizeof args, operands, 1);
+            tkh_detail(note->detail, sizeof note->detail, "got %s, expected %s = neg(%s)", g, w, args);
             return i;
         }
     }

@@ -20,18 +20,15 @@ static size_t first_difference(const float *const *x, const float *got, size_t f
         const double want = tkh_reference_softsign_f32((double)x[0][i]);
         const double error = tkh_ulp_error_f32(got[i], want);
         if (!(error <= BOUND)) {
-            char g[64], args[1 * 66] = "", e[48];
+            char g[64], args[1 * 66], e[48];
+            const float operands[1] = { x[0][i] };
             tkh_format_f32(g, sizeof g, got[i]);
-            for (int j = 0, len = 0; j < 1; ++j) {
-                char v[64];
-                tkh_format_f32(v, sizeof v, x[j][i]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
+            tkh_format_list_f32(args, sizeof args, operands, 1);
             if (isinf(error))
-                snprintf(e, sizeof e, "a special value out of rule");
+                tkh_detail(e, sizeof e, "a special value out of rule");
             else
-                snprintf(e, sizeof e, "%.3Lg ulps", (long double)error);
-            snprintf(note->detail, sizeof note->detail,
+                tkh_detail(e, sizeof e, "%.3Lg ulps", (long double)error);
+            tkh_detail(note->detail, sizeof note->detail,
                 "got %s, expected within %g ulps of %.21Lg = softsign(%s): %s", g,
                 (double)BOUND, (long double)want, args, e);
             note->error = (double)error;

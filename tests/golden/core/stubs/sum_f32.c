@@ -142,7 +142,7 @@ TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *state, const void *o
         return n;
     char g[64];
     tkh_format_f32(g, sizeof g, ((const float *)out)[0]);
-    snprintf(note->detail, sizeof note->detail, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
+    tkh_detail(note->detail, sizeof note->detail, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
         g, sum, bound, n, depth);
     return 0;
 }

@@ -47,12 +47,8 @@ static void test_add_i32(void **state)
         const int32_t a = x[0], b = x[1];
         const int32_t got = tkh_oracle_add_i32(a, b), want = R(A + B);
         if (!tkh_same_i32(got, want)) {
-            char args[2 * 66] = "", sg[64], sw[64];
-            for (int j = 0, len = 0; j < 2; ++j) {
-                char v[64];
-                tkh_format_i32(v, sizeof v, x[j]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
+            char args[2 * 66], sg[64], sw[64];
+            tkh_format_list_i32(args, sizeof args, x, 2);
             tkh_format_i32(sg, sizeof sg, got);
             tkh_format_i32(sw, sizeof sw, want);
             fail_msg("add_i32(%s) = %s, the reference says %s", args, sg, sw);
@@ -90,12 +86,8 @@ static void test_add_f16(void **state)
         const uint16_t a = x[0], b = x[1];
         const uint16_t got = tkh_oracle_add_f16(a, b), want = R(A + B);
         if (!tkh_same_f16(got, want)) {
-            char args[2 * 66] = "", sg[64], sw[64];
-            for (int j = 0, len = 0; j < 2; ++j) {
-                char v[64];
-                tkh_format_f16(v, sizeof v, x[j]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
+            char args[2 * 66], sg[64], sw[64];
+            tkh_format_list_f16(args, sizeof args, x, 2);
             tkh_format_f16(sg, sizeof sg, got);
             tkh_format_f16(sw, sizeof sw, want);
             fail_msg("add_f16(%s) = %s, the reference says %s", args, sg, sw);
@@ -131,12 +123,8 @@ static void test_neg_i8(void **state)
         const int8_t a = x[0];
         const int8_t got = tkh_oracle_neg_i8(a), want = R(-A);
         if (!tkh_same_i8(got, want)) {
-            char args[1 * 66] = "", sg[64], sw[64];
-            for (int j = 0, len = 0; j < 1; ++j) {
-                char v[64];
-                tkh_format_i8(v, sizeof v, x[j]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
+            char args[1 * 66], sg[64], sw[64];
+            tkh_format_list_i8(args, sizeof args, x, 1);
             tkh_format_i8(sg, sizeof sg, got);
             tkh_format_i8(sw, sizeof sw, want);
             fail_msg("neg_i8(%s) = %s, the reference says %s", args, sg, sw);
@@ -169,12 +157,8 @@ static void test_softsign_bf16(void **state)
         const double want = tkh_reference_softsign_bf16((double)tkh_bf16_to_f32(x[0]));
         const double error = tkh_ulp_error_bf16(got, want);
         if (!(error <= 0.55)) {
-            char args[1 * 66] = "", sg[64];
-            for (int j = 0, len = 0; j < 1; ++j) {
-                char v[64];
-                tkh_format_bf16(v, sizeof v, x[j]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
+            char args[1 * 66], sg[64];
+            tkh_format_list_bf16(args, sizeof args, x, 1);
             tkh_format_bf16(sg, sizeof sg, got);
             fail_msg("softsign_bf16(%s) = %s on the host, %.3Lg ulps from the reference "
                 "%.21Lg (bound 0.55)", args, sg, (long double)error, (long double)want);
@@ -198,12 +182,8 @@ static void test_softsign_f32(void **state)
         const double want = tkh_reference_softsign_f32((double)x[0]);
         const double error = tkh_ulp_error_f32(got, want);
         if (!(error <= 6)) {
-            char args[1 * 66] = "", sg[64];
-            for (int j = 0, len = 0; j < 1; ++j) {
-                char v[64];
-                tkh_format_f32(v, sizeof v, x[j]);
-                len += snprintf(args + len, sizeof args - (size_t)len, "%s%s", j ? ", " : "", v);
-            }
+            char args[1 * 66], sg[64];
+            tkh_format_list_f32(args, sizeof args, x, 1);
             tkh_format_f32(sg, sizeof sg, got);
             fail_msg("softsign_f32(%s) = %s on the host, %.3Lg ulps from the reference "
                 "%.21Lg (bound 6)", args, sg, (long double)error, (long double)want);

@@ -7,10 +7,25 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tokitai_hip/scalar.h"
+
+/* snprintf for the checks' messages, which are cut to their buffers on purpose (through
+ * a va_list, so that the compiler does not warn of the cut at every call). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static inline int tkh_detail(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    return n;
+}
 
 static inline int tkh_same_i8(int8_t x, int8_t y)
 {
@@ -19,7 +34,20 @@ static inline int tkh_same_i8(int8_t x, int8_t y)
 
 static inline void tkh_format_i8(char *buf, size_t size, int8_t v)
 {
-    snprintf(buf, size, "%" PRId8, v);
+    tkh_detail(buf, size, "%" PRId8, v);
+}
+
+/* "v0, v1, ..." of count operands, for the messages of a difference. */
+static inline void tkh_format_list_i8(char *buf, size_t size, const int8_t *v, int count)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < count && len < size; ++j) {
+        char one[64];
+        tkh_format_i8(one, sizeof one, v[j]);
+        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
+        len += n > 0 ? (size_t)n : 0;
+    }
 }
 
 static inline int tkh_same_i32(int32_t x, int32_t y)
@@ -29,7 +57,20 @@ static inline int tkh_same_i32(int32_t x, int32_t y)
 
 static inline void tkh_format_i32(char *buf, size_t size, int32_t v)
 {
-    snprintf(buf, size, "%" PRId32, v);
+    tkh_detail(buf, size, "%" PRId32, v);
+}
+
+/* "v0, v1, ..." of count operands, for the messages of a difference. */
+static inline void tkh_format_list_i32(char *buf, size_t size, const int32_t *v, int count)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < count && len < size; ++j) {
+        char one[64];
+        tkh_format_i32(one, sizeof one, v[j]);
+        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
+        len += n > 0 ? (size_t)n : 0;
+    }
 }
 
 /* On the bits, branch-free, so that the checks' loops vectorize: NaN is above infinity. */
@@ -46,11 +87,11 @@ static inline void tkh_format_f16(char *buf, size_t size, uint16_t v)
 {
     unsigned char bytes[sizeof v];
     memcpy(bytes, &v, sizeof v);
-    int len = snprintf(buf, size, "%.17g (0x", (double)tkh_f16_to_f32(v));
+    int len = tkh_detail(buf, size, "%.17g (0x", (double)tkh_f16_to_f32(v));
     for (size_t i = sizeof v; i > 0 && len > 0 && (size_t)len < size; --i)
-        len += snprintf(buf + len, size - (size_t)len, "%02x", bytes[i - 1]);
+        len += tkh_detail(buf + len, size - (size_t)len, "%02x", bytes[i - 1]);
     if (len > 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, ")");
+        tkh_detail(buf + len, size - (size_t)len, ")");
 }
 
 /* The ulp rule (docs/semantics.md): the distance of a device result from the unrounded
@@ -82,6 +123,19 @@ static inline double tkh_ulp_error_f16(uint16_t got_bits, double r)
     return fabs(gc - rc) * scale;
 }
 
+/* "v0, v1, ..." of count operands, for the messages of a difference. */
+static inline void tkh_format_list_f16(char *buf, size_t size, const uint16_t *v, int count)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < count && len < size; ++j) {
+        char one[64];
+        tkh_format_f16(one, sizeof one, v[j]);
+        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
+        len += n > 0 ? (size_t)n : 0;
+    }
+}
+
 /* On the bits, branch-free, so that the checks' loops vectorize: NaN is above infinity. */
 static inline int tkh_same_bf16(uint16_t x, uint16_t y)
 {
@@ -96,11 +150,11 @@ static inline void tkh_format_bf16(char *buf, size_t size, uint16_t v)
 {
     unsigned char bytes[sizeof v];
     memcpy(bytes, &v, sizeof v);
-    int len = snprintf(buf, size, "%.17g (0x", (double)tkh_bf16_to_f32(v));
+    int len = tkh_detail(buf, size, "%.17g (0x", (double)tkh_bf16_to_f32(v));
     for (size_t i = sizeof v; i > 0 && len > 0 && (size_t)len < size; --i)
-        len += snprintf(buf + len, size - (size_t)len, "%02x", bytes[i - 1]);
+        len += tkh_detail(buf + len, size - (size_t)len, "%02x", bytes[i - 1]);
     if (len > 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, ")");
+        tkh_detail(buf + len, size - (size_t)len, ")");
 }
 
 /* The ulp rule (docs/semantics.md): the distance of a device result from the unrounded
@@ -132,6 +186,19 @@ static inline double tkh_ulp_error_bf16(uint16_t got_bits, double r)
     return fabs(gc - rc) * scale;
 }
 
+/* "v0, v1, ..." of count operands, for the messages of a difference. */
+static inline void tkh_format_list_bf16(char *buf, size_t size, const uint16_t *v, int count)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < count && len < size; ++j) {
+        char one[64];
+        tkh_format_bf16(one, sizeof one, v[j]);
+        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
+        len += n > 0 ? (size_t)n : 0;
+    }
+}
+
 /* On the bits, branch-free, so that the checks' loops vectorize: NaN is above infinity. */
 static inline int tkh_same_f32(float x, float y)
 {
@@ -146,11 +213,11 @@ static inline void tkh_format_f32(char *buf, size_t size, float v)
 {
     unsigned char bytes[sizeof v];
     memcpy(bytes, &v, sizeof v);
-    int len = snprintf(buf, size, "%.17g (0x", (double)v);
+    int len = tkh_detail(buf, size, "%.17g (0x", (double)v);
     for (size_t i = sizeof v; i > 0 && len > 0 && (size_t)len < size; --i)
-        len += snprintf(buf + len, size - (size_t)len, "%02x", bytes[i - 1]);
+        len += tkh_detail(buf + len, size - (size_t)len, "%02x", bytes[i - 1]);
     if (len > 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, ")");
+        tkh_detail(buf + len, size - (size_t)len, ")");
 }
 
 /* The ulp rule (docs/semantics.md): the distance of a device result from the unrounded
@@ -180,6 +247,19 @@ static inline double tkh_ulp_error_f32(float got_bits, double r)
     double scale;
     memcpy(&scale, &scale_bits, sizeof scale);
     return fabs(gc - rc) * scale;
+}
+
+/* "v0, v1, ..." of count operands, for the messages of a difference. */
+static inline void tkh_format_list_f32(char *buf, size_t size, const float *v, int count)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < count && len < size; ++j) {
+        char one[64];
+        tkh_format_f32(one, sizeof one, v[j]);
+        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
+        len += n > 0 ? (size_t)n : 0;
+    }
 }
 
 #endif
