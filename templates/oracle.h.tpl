@@ -47,19 +47,11 @@ TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
     return $(store(t, k.oracle .. "_wide(" .. table.concat(wide_loads, ", ") .. ")"));
 }
 @     else
-@       if #k.steps == 0 then
 TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
 {
     const T $(table.concat(loads, ", "));
-    return $(store(t, "(T)(" .. k.expr .. ")"));
+@       body("    ")
 }
-@       else
-TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
-{
-    const T $(table.concat(loads, ", "));
-@         body("    ")
-}
-@       end
 @     end
 @   end
 $(unmacros(t))

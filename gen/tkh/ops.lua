@@ -118,7 +118,6 @@ end
 -- The entry of a per-type table for a type: most specific key first.
 local function lookup(tbl, tname)
   if tbl == nil then return nil end
-  if type(tbl) ~= "table" then return tbl end -- compare = "exact": every type
   for _, key in ipairs(types.keys(tname)) do
     if tbl[key] ~= nil then return tbl[key] end
   end
@@ -126,9 +125,6 @@ end
 
 local function check_keys(tbl, field, fail)
   if tbl == nil then return end
-  if field == "compare" and (type(tbl) == "string" or (type(tbl) == "table" and tbl.ulps ~= nil)) then
-    return -- one comparison for every type
-  end
   if type(tbl) ~= "table" then fail("'%s' must be a table keyed by type or type group", field) end
   for _, key in ipairs(sorted_keys(tbl)) do
     if not (types.group_keys[key] or types.is_type(key)) then
@@ -250,11 +246,16 @@ local function validate(shape, def, where, seen, filter)
     fail("'semantics' must be a non-empty string")
   end
   local main = shape == "reduction" and "combine" or "compute"
-  for _, field in ipairs { main, "reference", "identity", "compare" } do
-    if fields[field] then check_keys(def[field], field, fail) end
+  -- One comparison or one list of steps for every type (compare = "exact", { ulps = 2 };
+  -- steps = { { "D", "a - b" } }) is the table keyed 'any' that holds it.
+  local per_type = { compare = def.compare, steps = def.steps }
+  if type(def.compare) == "string" or (type(def.compare) == "table" and def.compare.ulps ~= nil) then
+    per_type.compare = { any = def.compare }
   end
-  local steps_for_all = type(def.steps) == "table" and #def.steps > 0
-  if not steps_for_all then check_keys(def.steps, "steps", fail) end
+  if type(def.steps) == "table" and #def.steps > 0 then per_type.steps = { any = def.steps } end
+  for _, field in ipairs { main, "reference", "identity", "compare", "steps" } do
+    if fields[field] then check_keys(per_type[field] or def[field], field, fail) end
+  end
 
   local op = {
     name = def.name, shape = shape, arity = arity, semantics = def.semantics, where = where,
@@ -271,7 +272,7 @@ local function validate(shape, def, where, seen, filter)
     -- A reduction combines an accumulator a with an element b.
     check_expression(expr, main, shape == "reduction" and 2 or arity, fail)
     local k = { op = op, type = types.by_name[tname], expr = expr,
-                steps = parse_steps(steps_for_all and def.steps or lookup(def.steps, tname), tname, arity, fail),
+                steps = parse_steps(lookup(per_type.steps, tname), tname, arity, fail),
                 degradations = per_type_list(def.degradations, "degradations", tname, fail) }
     k.reference = lookup(def.reference, tname)
     if k.reference ~= nil then
@@ -282,9 +283,7 @@ local function validate(shape, def, where, seen, filter)
       if k.identity == nil then fail("no identity for type '%s'", tname) end
       check_expression(k.identity, "identity", 1, fail)
     end
-    local compare = def.compare
-    if not (type(compare) == "table" and compare.ulps ~= nil) then compare = lookup(compare, tname) end
-    k.compare, k.ulps = parse_compare(compare, shape, k.type, fail)
+    k.compare, k.ulps = parse_compare(lookup(per_type.compare, tname), shape, k.type, fail)
     if k.compare == "ulp" and k.reference ~= nil then
       fail("a 'reference' for %s has no use under the ulp rule, whose reference is the "
         .. "expression itself evaluated in %s: drop it", tname, k.type.reference)
