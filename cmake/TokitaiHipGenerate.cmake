@@ -36,6 +36,15 @@ function(_tkh_host_stub_options target)
   if(TOKITAI_HIP_HOST_CLONES)
     target_compile_definitions(${target} PRIVATE TKH_HOST_CLONES)
   endif()
+  # The references' functions vectorize where TokitaiHip was built with SLEEF's (GCC's
+  # simd attribute): tokitai_hip/reference_simd.h.
+  if(TARGET TokitaiHip::reference_simd AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
+    target_compile_definitions(${target} PRIVATE TKH_VECTOR_REFERENCE)
+    get_target_property(type ${target} TYPE)
+    if(NOT type STREQUAL "OBJECT_LIBRARY")
+      target_link_libraries(${target} PRIVATE TokitaiHip::reference_simd)
+    endif()
+  endif()
 endfunction()
 
 # Runs the generator (its Lua chunks have budgets of their own: gen/tkh/sandbox.lua). On

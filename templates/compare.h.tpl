@@ -27,6 +27,14 @@ static inline int $(prefix)_detail(char *buf, size_t size, const char *fmt, ...)
     return n;
 }
 
+/* The ulp rule's measure is inlined into the checks' loops, which vectorize only so (GCC
+ * 12 leaves it out of the 16-bit types' target clones otherwise). */
+#if defined(__GNUC__)
+#define TKH_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define TKH_ALWAYS_INLINE
+#endif
+
 @ for _, t in ipairs(types_used) do
 @   if t.domain == "integer" then
 static inline int $(prefix)_same_$(t.name)($(t.c) x, $(t.c) y)
@@ -60,8 +68,8 @@ static inline void $(prefix)_format_$(t.name)(char *buf, size_t size, $(t.c) v)
         $(prefix)_detail(buf + len, size - (size_t)len, ")");
 }
 
-@     local R, top, l = t.reference, "0x1p" .. (t.emax + 1), ""
-@     if R == "long double" then top, l = top .. "L", "l" end
+@     local R, top = t.reference, "0x1p" .. (t.emax + 1)
+@     if R == "long double" then top = top .. "L" end
 /* The ulp rule (docs/semantics.md): the distance of a device result from the unrounded
  * reference r, in ulps of $(t.name) at r, or +inf where a rule for special values fails: r
  * NaN needs a NaN, r infinite needs that infinity, a NaN needs r NaN, and a zero must have
@@ -69,32 +77,64 @@ static inline void $(prefix)_format_$(t.name)(char *buf, size_t size, $(t.c) v)
  * value ($(top)), and so does an infinite result: an overflow to infinity of r beyond the
  * rounding threshold is exact. The ulp at r is that of r's binade, clamped to the normal
  * range (subnormals share the smallest binade's ulp, 2^$(t.emin - t.mantissa + 1)). */
-static inline $(R) $(prefix)_ulp_error_$(t.name)($(t.c) got_bits, $(R) r)
+TKH_ALWAYS_INLINE static inline $(R) $(prefix)_ulp_error_$(t.name)($(t.compute) got, $(R) r)
 {
-    const $(R) g = ($(R))$(load(t, "got_bits"));
+    const $(R) g = ($(R))got;
+    const $(R) top = $(top);
+    const $(R) gc = isinf(g) ? (g < 0 ? -top : top) : g, rc = r > top ? top : r < -top ? -top : r;
+@     if R == "double" then
+    /* Without branches, and the rules for special values on the bits (the compiler does
+     * not vectorize isnan's or signbit's int results among doubles), so that the checks'
+     * loops vectorize with the reference. The binade from the exponent bits (a double
+     * subnormal is far below the range). */
+    uint64_t bits, g_bits, r_bits;
+    memcpy(&bits, &rc, sizeof bits);
+    memcpy(&g_bits, &g, sizeof g_bits);
+    memcpy(&r_bits, &r, sizeof r_bits);
+    int64_t e = (int64_t)((bits >> 52) & 0x7FF) - 1023;
+    e = e < $(t.emin) ? $(t.emin) : e > $(t.emax) ? $(t.emax) : e;
+    const uint64_t scale_bits = (uint64_t)(1023 + $(t.mantissa - 1) - e) << 52; /* 2^(p-1-e) */
+    double scale;
+    memcpy(&scale, &scale_bits, sizeof scale);
+    const double distance = fabs(gc - rc) * scale;
+    const int sign_differs = ((g_bits ^ r_bits) >> 63) != 0;
+    return r != r ? (g != g ? 0 : INFINITY) : g != g ? INFINITY
+         : fabs(r) == INFINITY ? (g == r ? 0 : INFINITY)
+         : (g == 0 && sign_differs) ? INFINITY : distance;
+@     else
     if (isnan(r) || isnan(g))
         return isnan(r) && isnan(g) ? 0 : INFINITY;
     if (isinf(r))
         return g == r ? 0 : INFINITY;
     if (g == 0 && !signbit(g) != !signbit(r)) /* signbit: any non-zero for set */
         return INFINITY;
-    const $(R) top = $(top);
-    const $(R) gc = isinf(g) ? copysign$(l)(top, g) : g, rc = fabs$(l)(r) > top ? copysign$(l)(top, r) : r;
-@     if R == "double" then
-    /* The binade from the exponent bits (a double subnormal is far below the range). */
-    uint64_t bits;
-    memcpy(&bits, &rc, sizeof bits);
-    int e = (int)((bits >> 52) & 0x7FF) - 1023;
-    e = e < $(t.emin) ? $(t.emin) : e > $(t.emax) ? $(t.emax) : e;
-    const uint64_t scale_bits = (uint64_t)(1023 + $(t.mantissa - 1) - e) << 52; /* 2^(p-1-e) */
-    double scale;
-    memcpy(&scale, &scale_bits, sizeof scale);
-    return fabs(gc - rc) * scale;
-@     else
     int e = 0;
     (void)frexpl(rc, &e); /* rc = m 2^e, 0.5 <= |m| < 1: the binade is e - 1 */
     e = rc == 0 || e - 1 < $(t.emin) ? $(t.emin) : e - 1 > $(t.emax) ? $(t.emax) : e - 1;
     return ldexpl(fabsl(gc - rc), $(t.mantissa - 1) - e);
+@     end
+}
+
+/* The largest of count errors of $(prefix)_ulp_error_$(t.name) (0 for none). */
+static inline $(R) $(prefix)_largest_error_$(t.name)(const $(R) *error, size_t count)
+{
+@     if R == "double" then
+    /* On the bits, which order as the values do for errors (>= 0, or +inf, never NaN):
+     * GCC vectorizes an integer maximum, not a double one that must respect NaN. */
+    uint64_t most = 0;
+    for (size_t i = 0; i < count; ++i) {
+        uint64_t bits;
+        memcpy(&bits, &error[i], sizeof bits);
+        most = bits > most ? bits : most;
+    }
+    double largest;
+    memcpy(&largest, &most, sizeof largest);
+    return largest;
+@     else
+    $(R) largest = 0;
+    for (size_t i = 0; i < count; ++i)
+        largest = error[i] > largest ? error[i] : largest;
+    return largest;
 @     end
 }
 @   end

@@ -16,84 +16,83 @@ extern TKH_HIDDEN const tkh_kernel_info $(k.info);
 enum { BLOCK = 256 };
 @ if k.compare == "ulp" then
 @   local R = t.reference
-@   local refs, wide_refs = {}, {}
+@   local refs, measure_params, measure_args, wide_blocks, x_blocks = {}, {}, {}, {}, {}
 @   for i = 1, arity do
 @     refs[i] = "(" .. R .. ")" .. load(t, "x[" .. (i - 1) .. "][i]")
-@     wide_refs[i] = "(" .. R .. ")wide[" .. (i - 1) .. "][i]"
+@     measure_params[i] = "const " .. t.compute .. " *restrict in" .. (i - 1)
+@     measure_args[i] = "(" .. R .. ")in" .. (i - 1) .. "[i]"
+@     wide_blocks[i] = "wide[" .. (i - 1) .. "]"
+@     x_blocks[i] = "x[" .. (i - 1) .. "] + base"
 @   end
 /* The bound for the platform built for, from the registry (the vendors' libraries differ). */
 #define BOUND ($(k.info).ulp_bound)
 
-/* The first index in [from, to) whose device output is not within BOUND ulps of the
- * reference (tokitai_hip/compare.h: the ulp rule), or 'to'; for one, 'detail' says what
- * differed. */
-static size_t first_difference(const $(S) *const *x, const $(S) *got, size_t from, size_t to,
+/* Says in 'note' how output i differs: its ulp error (from the checking loop), the
+ * inputs and the reference. */
+static void describe_difference(const $(S) *const *x, const $(S) *got, size_t i, $(R) error,
     tkh_check_note *note)
 {
-    for (size_t i = from; i < to; ++i) {
-        const $(R) want = $(k.reference_fn)($(table.concat(refs, ", ")));
-        const $(R) error = $(prefix)_ulp_error_$(t.name)(got[i], want);
-        if (!(error <= BOUND)) {
-            char g[64], args[$(arity) * 66], e[48];
-            const $(S) operands[$(arity)] = { $(table.concat(elems, ", ")) };
-            $(prefix)_format_$(t.name)(g, sizeof g, got[i]);
-            $(prefix)_format_list_$(t.name)(args, sizeof args, operands, $(arity));
-            if (isinf(error))
-                $(prefix)_detail(e, sizeof e, "a special value out of rule");
-            else
-                $(prefix)_detail(e, sizeof e, "%.3Lg ulps", (long double)error);
-            $(prefix)_detail(note->detail, sizeof note->detail,
-                "got %s, expected within %g ulps of %.21Lg = $(k.op.name)(%s): %s", g,
-                (double)BOUND, (long double)want, args, e);
-            note->error = (double)error;
-            return i;
-        }
-    }
-    return to;
+    const $(R) want = $(k.reference_fn)($(table.concat(refs, ", ")));
+    char g[64], args[$(arity) * 66], e[48];
+    const $(S) operands[$(arity)] = { $(table.concat(elems, ", ")) };
+    $(prefix)_format_$(t.name)(g, sizeof g, got[i]);
+    $(prefix)_format_list_$(t.name)(args, sizeof args, operands, $(arity));
+    if (isinf(error))
+        $(prefix)_detail(e, sizeof e, "a special value out of rule");
+    else
+        $(prefix)_detail(e, sizeof e, "%.3Lg ulps", (long double)error);
+    $(prefix)_detail(note->detail, sizeof note->detail,
+        "got %s, expected within %g ulps of %.21Lg = $(k.op.name)(%s): %s", g,
+        (double)BOUND, (long double)want, args, e);
+    note->error = (double)error;
 }
 
-/* Measures each output against the reference in $(R), block by block: a loop without
- * early exits over a block, which the compiler can vectorize, then a search of a block
- * that holds a difference or a new largest error. Returns the first difference, or n.
- * One copy per x86-64 level (TKH_CHECK_CLONES), static as below. */
+/* error[i] = the ulp error of got[i] against the reference of the inputs, a loop without
+ * branches that the compiler vectorizes with the reference (with TKH_VECTOR_REFERENCE,
+ * its functions too: tokitai_hip/reference_simd.h). Not inlined: inside compare_blocks,
+ * beside the conversions of 16-bit blocks, GCC 12 gives up on the loop. */
+TKH_CHECK_CLONES __attribute__((noinline)) static void measure(
+    $(table.concat(measure_params, ", ")), const $(t.compute) *got, $(R) *restrict error, size_t len)
+{
+    for (size_t i = 0; i < len; ++i)
+        error[i] = $(prefix)_ulp_error_$(t.name)(got[i], $(k.reference_fn)($(table.concat(measure_args, ", "))));
+}
+
+/* Measures each output against the reference in $(R), block by block (measure), then
+ * takes the block's largest error and scans the block where it is out of bound or a new
+ * largest. Returns the first difference, or n. One copy per x86-64 level
+ * (TKH_CHECK_CLONES), static as below. */
 TKH_CHECK_CLONES static size_t compare_blocks(const $(S) *const *x, const $(S) *got, size_t n,
     tkh_check_note *note)
 {
     $(R) worst = ($(R))note->worst;
     for (size_t base = 0; base < n; base += BLOCK) {
         const size_t len = n - base < BLOCK ? n - base : BLOCK;
-        $(R) block_worst = 0;
-        int differs = 0;
+        $(R) error[BLOCK];
 @   if t.load then
-        $(t.compute) wide[$(arity)][BLOCK];
+        $(t.compute) wide[$(arity)][BLOCK], got_wide[BLOCK];
         for (int j = 0; j < $(arity); ++j)
             $(t.load)_n(x[j] + base, wide[j], len);
-        for (size_t i = 0; i < len; ++i) {
-            const $(R) error = $(prefix)_ulp_error_$(t.name)(got[base + i],
-                $(k.reference_fn)($(table.concat(wide_refs, ", "))));
-            differs |= !(error <= BOUND);
-            block_worst = error > block_worst ? error : block_worst;
-        }
+        $(t.load)_n(got + base, got_wide, len);
+        measure($(table.concat(wide_blocks, ", ")), got_wide, error, len);
 @   else
-        for (size_t i = base; i < base + len; ++i) {
-            const $(R) error = $(prefix)_ulp_error_$(t.name)(got[i], $(k.reference_fn)($(table.concat(refs, ", "))));
-            differs |= !(error <= BOUND);
-            block_worst = error > block_worst ? error : block_worst;
-        }
+        measure($(table.concat(x_blocks, ", ")), got + base, error, len);
 @   end
-        if (differs) {
-            const size_t bad = first_difference(x, got, base, base + len, note);
-            if (bad < base + len) {
-                note->worst = (double)worst; /* the blocks before this one */
-                return bad;
-            }
+        /* (Not in measure's loop: with a maximum in it, that loop does not vectorize.) */
+        const $(R) block_worst = $(prefix)_largest_error_$(t.name)(error, len);
+        if (!(block_worst <= BOUND)) {
+            size_t i = 0;
+            while (error[i] <= BOUND)
+                ++i;
+            describe_difference(x, got, base + i, error[i], note);
+            note->worst = (double)worst; /* the blocks before this one */
+            return base + i;
         }
         if (block_worst > worst) { /* where: the first output of the block with that error */
-            for (size_t i = base; i < base + len; ++i)
-                if ($(prefix)_ulp_error_$(t.name)(got[i], $(k.reference_fn)($(table.concat(refs, ", ")))) == block_worst) {
-                    note->worst_index = i;
-                    break;
-                }
+            size_t i = 0;
+            while (error[i] != block_worst)
+                ++i;
+            note->worst_index = base + i;
             worst = block_worst;
         }
     }

@@ -292,11 +292,11 @@ static void ulp_distance_by_hand(void **state)
     assert_true(tkh_ulp_error_f32(-0.0f, -1e-50) < 1e-5); /* 1e-50 / 2^-149 */
     /* The other types: f16 (ulp 2^-10 at 1, subnormal ulp 2^-24, top 2^16), bf16, and f64
      * measured in long double. */
-    assert_true(tkh_ulp_error_f16(0x3C01, 1.0) == 1.0);
-    assert_true(tkh_ulp_error_f16(0x0001, 0.0) == 1.0);
-    assert_true(tkh_ulp_error_f16(0x7C00, 70000.0) == 0.0);
-    assert_true(tkh_ulp_error_f16(0x7BFF, 70000.0) == 1.0);   /* 65504 + 32 = 2^16 */
-    assert_true(tkh_ulp_error_bf16(0x3F81, 1.0) == 1.0);
+    assert_true(tkh_ulp_error_f16(tkh_f16_to_f32(0x3C01), 1.0) == 1.0);
+    assert_true(tkh_ulp_error_f16(tkh_f16_to_f32(0x0001), 0.0) == 1.0);
+    assert_true(tkh_ulp_error_f16(tkh_f16_to_f32(0x7C00), 70000.0) == 0.0);
+    assert_true(tkh_ulp_error_f16(tkh_f16_to_f32(0x7BFF), 70000.0) == 1.0);   /* 65504 + 32 = 2^16 */
+    assert_true(tkh_ulp_error_bf16(tkh_bf16_to_f32(0x3F81), 1.0) == 1.0);
     assert_true(tkh_ulp_error_f64(1.0 + 0x1p-52, 1.0L) == 1.0L);
     assert_true(tkh_ulp_error_f64(1.0, 1.0L + 0x1p-54L) == 0.25L);
     assert_true(tkh_ulp_error_f64(0x1p-1074, 0.0L) == 1.0L);

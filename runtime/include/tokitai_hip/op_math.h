@@ -57,6 +57,9 @@ static inline double tkh_rsqrt(double x) { return 1 / sqrt(x); }
 static inline long double tkh_rsqrtl(long double x) { return 1 / sqrtl(x); }
 #define rsqrt(x) _Generic((x), float: tkh_rsqrtf, long double: tkh_rsqrtl, default: tkh_rsqrt)(x)
 #define tkh_fast_exp10(x) pow(_Generic((x), float: 10.0f, long double: 10.0L, default: 10.0), (x))
+#if defined(TKH_VECTOR_REFERENCE)
+#include "tokitai_hip/reference_simd.h" /* the references' loops vectorize */
+#endif
 #endif
 #endif
 

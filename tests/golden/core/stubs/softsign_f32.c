@@ -10,64 +10,64 @@ enum { BLOCK = 256 };
 /* The bound for the platform built for, from the registry (the vendors' libraries differ). */
 #define BOUND (tkhi_kernel_softsign_f32.ulp_bound)
 
-/* The first index in [from, to) whose device output is not within BOUND ulps of the
- * reference (tokitai_hip/compare.h: the ulp rule), or 'to'; for one, 'detail' says what
- * differed. */
-static size_t first_difference(const float *const *x, const float *got, size_t from, size_t to,
+/* Says in 'note' how output i differs: its ulp error (from the checking loop), the
+ * inputs and the reference. */
+static void describe_difference(const float *const *x, const float *got, size_t i, double error,
     tkh_check_note *note)
 {
-    for (size_t i = from; i < to; ++i) {
-        const double want = tkh_reference_softsign_f32((double)x[0][i]);
-        const double error = tkh_ulp_error_f32(got[i], want);
-        if (!(error <= BOUND)) {
-            char g[64], args[1 * 66], e[48];
-            const float operands[1] = { x[0][i] };
-            tkh_format_f32(g, sizeof g, got[i]);
-            tkh_format_list_f32(args, sizeof args, operands, 1);
-            if (isinf(error))
-                tkh_detail(e, sizeof e, "a special value out of rule");
-            else
-                tkh_detail(e, sizeof e, "%.3Lg ulps", (long double)error);
-            tkh_detail(note->detail, sizeof note->detail,
-                "got %s, expected within %g ulps of %.21Lg = softsign(%s): %s", g,
-                (double)BOUND, (long double)want, args, e);
-            note->error = (double)error;
-            return i;
-        }
-    }
-    return to;
+    const double want = tkh_reference_softsign_f32((double)x[0][i]);
+    char g[64], args[1 * 66], e[48];
+    const float operands[1] = { x[0][i] };
+    tkh_format_f32(g, sizeof g, got[i]);
+    tkh_format_list_f32(args, sizeof args, operands, 1);
+    if (isinf(error))
+        tkh_detail(e, sizeof e, "a special value out of rule");
+    else
+        tkh_detail(e, sizeof e, "%.3Lg ulps", (long double)error);
+    tkh_detail(note->detail, sizeof note->detail,
+        "got %s, expected within %g ulps of %.21Lg = softsign(%s): %s", g,
+        (double)BOUND, (long double)want, args, e);
+    note->error = (double)error;
 }
 
-/* Measures each output against the reference in double, block by block: a loop without
- * early exits over a block, which the compiler can vectorize, then a search of a block
- * that holds a difference or a new largest error. Returns the first difference, or n.
- * One copy per x86-64 level (TKH_CHECK_CLONES), static as below. */
+/* error[i] = the ulp error of got[i] against the reference of the inputs, a loop without
+ * branches that the compiler vectorizes with the reference (with TKH_VECTOR_REFERENCE,
+ * its functions too: tokitai_hip/reference_simd.h). Not inlined: inside compare_blocks,
+ * beside the conversions of 16-bit blocks, GCC 12 gives up on the loop. */
+TKH_CHECK_CLONES __attribute__((noinline)) static void measure(
+    const float *restrict in0, const float *got, double *restrict error, size_t len)
+{
+    for (size_t i = 0; i < len; ++i)
+        error[i] = tkh_ulp_error_f32(got[i], tkh_reference_softsign_f32((double)in0[i]));
+}
+
+/* Measures each output against the reference in double, block by block (measure), then
+ * takes the block's largest error and scans the block where it is out of bound or a new
+ * largest. Returns the first difference, or n. One copy per x86-64 level
+ * (TKH_CHECK_CLONES), static as below. */
 TKH_CHECK_CLONES static size_t compare_blocks(const float *const *x, const float *got, size_t n,
     tkh_check_note *note)
 {
     double worst = (double)note->worst;
     for (size_t base = 0; base < n; base += BLOCK) {
         const size_t len = n - base < BLOCK ? n - base : BLOCK;
-        double block_worst = 0;
-        int differs = 0;
-        for (size_t i = base; i < base + len; ++i) {
-            const double error = tkh_ulp_error_f32(got[i], tkh_reference_softsign_f32((double)x[0][i]));
-            differs |= !(error <= BOUND);
-            block_worst = error > block_worst ? error : block_worst;
-        }
-        if (differs) {
-            const size_t bad = first_difference(x, got, base, base + len, note);
-            if (bad < base + len) {
-                note->worst = (double)worst; /* the blocks before this one */
-                return bad;
-            }
+        double error[BLOCK];
+        measure(x[0] + base, got + base, error, len);
+        /* (Not in measure's loop: with a maximum in it, that loop does not vectorize.) */
+        const double block_worst = tkh_largest_error_f32(error, len);
+        if (!(block_worst <= BOUND)) {
+            size_t i = 0;
+            while (error[i] <= BOUND)
+                ++i;
+            describe_difference(x, got, base + i, error[i], note);
+            note->worst = (double)worst; /* the blocks before this one */
+            return base + i;
         }
         if (block_worst > worst) { /* where: the first output of the block with that error */
-            for (size_t i = base; i < base + len; ++i)
-                if (tkh_ulp_error_f32(got[i], tkh_reference_softsign_f32((double)x[0][i])) == block_worst) {
-                    note->worst_index = i;
-                    break;
-                }
+            size_t i = 0;
+            while (error[i] != block_worst)
+                ++i;
+            note->worst_index = base + i;
             worst = block_worst;
         }
     }

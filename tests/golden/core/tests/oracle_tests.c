@@ -155,7 +155,7 @@ static void test_softsign_bf16(void **state)
             x[j] = edges[rest % count];
         const uint16_t got = tkh_oracle_softsign_bf16(x[0]);
         const double want = tkh_reference_softsign_bf16((double)tkh_bf16_to_f32(x[0]));
-        const double error = tkh_ulp_error_bf16(got, want);
+        const double error = tkh_ulp_error_bf16(tkh_bf16_to_f32(got), want);
         if (!(error <= 0.55)) {
             char args[1 * 66], sg[64];
             tkh_format_list_bf16(args, sizeof args, x, 1);

@@ -27,6 +27,14 @@ static inline int tkh_detail(char *buf, size_t size, const char *fmt, ...)
     return n;
 }
 
+/* The ulp rule's measure is inlined into the checks' loops, which vectorize only so (GCC
+ * 12 leaves it out of the 16-bit types' target clones otherwise). */
+#if defined(__GNUC__)
+#define TKH_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define TKH_ALWAYS_INLINE
+#endif
+
 static inline int tkh_same_i8(int8_t x, int8_t y)
 {
     return x == y;
@@ -101,26 +109,45 @@ static inline void tkh_format_f16(char *buf, size_t size, uint16_t v)
  * value (0x1p16), and so does an infinite result: an overflow to infinity of r beyond the
  * rounding threshold is exact. The ulp at r is that of r's binade, clamped to the normal
  * range (subnormals share the smallest binade's ulp, 2^-24). */
-static inline double tkh_ulp_error_f16(uint16_t got_bits, double r)
+TKH_ALWAYS_INLINE static inline double tkh_ulp_error_f16(float got, double r)
 {
-    const double g = (double)tkh_f16_to_f32(got_bits);
-    if (isnan(r) || isnan(g))
-        return isnan(r) && isnan(g) ? 0 : INFINITY;
-    if (isinf(r))
-        return g == r ? 0 : INFINITY;
-    if (g == 0 && !signbit(g) != !signbit(r)) /* signbit: any non-zero for set */
-        return INFINITY;
+    const double g = (double)got;
     const double top = 0x1p16;
-    const double gc = isinf(g) ? copysign(top, g) : g, rc = fabs(r) > top ? copysign(top, r) : r;
-    /* The binade from the exponent bits (a double subnormal is far below the range). */
-    uint64_t bits;
+    const double gc = isinf(g) ? (g < 0 ? -top : top) : g, rc = r > top ? top : r < -top ? -top : r;
+    /* Without branches, and the rules for special values on the bits (the compiler does
+     * not vectorize isnan's or signbit's int results among doubles), so that the checks'
+     * loops vectorize with the reference. The binade from the exponent bits (a double
+     * subnormal is far below the range). */
+    uint64_t bits, g_bits, r_bits;
     memcpy(&bits, &rc, sizeof bits);
-    int e = (int)((bits >> 52) & 0x7FF) - 1023;
+    memcpy(&g_bits, &g, sizeof g_bits);
+    memcpy(&r_bits, &r, sizeof r_bits);
+    int64_t e = (int64_t)((bits >> 52) & 0x7FF) - 1023;
     e = e < -14 ? -14 : e > 15 ? 15 : e;
     const uint64_t scale_bits = (uint64_t)(1023 + 10 - e) << 52; /* 2^(p-1-e) */
     double scale;
     memcpy(&scale, &scale_bits, sizeof scale);
-    return fabs(gc - rc) * scale;
+    const double distance = fabs(gc - rc) * scale;
+    const int sign_differs = ((g_bits ^ r_bits) >> 63) != 0;
+    return r != r ? (g != g ? 0 : INFINITY) : g != g ? INFINITY
+         : fabs(r) == INFINITY ? (g == r ? 0 : INFINITY)
+         : (g == 0 && sign_differs) ? INFINITY : distance;
+}
+
+/* The largest of count errors of tkh_ulp_error_f16 (0 for none). */
+static inline double tkh_largest_error_f16(const double *error, size_t count)
+{
+    /* On the bits, which order as the values do for errors (>= 0, or +inf, never NaN):
+     * GCC vectorizes an integer maximum, not a double one that must respect NaN. */
+    uint64_t most = 0;
+    for (size_t i = 0; i < count; ++i) {
+        uint64_t bits;
+        memcpy(&bits, &error[i], sizeof bits);
+        most = bits > most ? bits : most;
+    }
+    double largest;
+    memcpy(&largest, &most, sizeof largest);
+    return largest;
 }
 
 /* "v0, v1, ..." of count operands, for the messages of a difference. */
@@ -164,26 +191,45 @@ static inline void tkh_format_bf16(char *buf, size_t size, uint16_t v)
  * value (0x1p128), and so does an infinite result: an overflow to infinity of r beyond the
  * rounding threshold is exact. The ulp at r is that of r's binade, clamped to the normal
  * range (subnormals share the smallest binade's ulp, 2^-133). */
-static inline double tkh_ulp_error_bf16(uint16_t got_bits, double r)
+TKH_ALWAYS_INLINE static inline double tkh_ulp_error_bf16(float got, double r)
 {
-    const double g = (double)tkh_bf16_to_f32(got_bits);
-    if (isnan(r) || isnan(g))
-        return isnan(r) && isnan(g) ? 0 : INFINITY;
-    if (isinf(r))
-        return g == r ? 0 : INFINITY;
-    if (g == 0 && !signbit(g) != !signbit(r)) /* signbit: any non-zero for set */
-        return INFINITY;
+    const double g = (double)got;
     const double top = 0x1p128;
-    const double gc = isinf(g) ? copysign(top, g) : g, rc = fabs(r) > top ? copysign(top, r) : r;
-    /* The binade from the exponent bits (a double subnormal is far below the range). */
-    uint64_t bits;
+    const double gc = isinf(g) ? (g < 0 ? -top : top) : g, rc = r > top ? top : r < -top ? -top : r;
+    /* Without branches, and the rules for special values on the bits (the compiler does
+     * not vectorize isnan's or signbit's int results among doubles), so that the checks'
+     * loops vectorize with the reference. The binade from the exponent bits (a double
+     * subnormal is far below the range). */
+    uint64_t bits, g_bits, r_bits;
     memcpy(&bits, &rc, sizeof bits);
-    int e = (int)((bits >> 52) & 0x7FF) - 1023;
+    memcpy(&g_bits, &g, sizeof g_bits);
+    memcpy(&r_bits, &r, sizeof r_bits);
+    int64_t e = (int64_t)((bits >> 52) & 0x7FF) - 1023;
     e = e < -126 ? -126 : e > 127 ? 127 : e;
     const uint64_t scale_bits = (uint64_t)(1023 + 7 - e) << 52; /* 2^(p-1-e) */
     double scale;
     memcpy(&scale, &scale_bits, sizeof scale);
-    return fabs(gc - rc) * scale;
+    const double distance = fabs(gc - rc) * scale;
+    const int sign_differs = ((g_bits ^ r_bits) >> 63) != 0;
+    return r != r ? (g != g ? 0 : INFINITY) : g != g ? INFINITY
+         : fabs(r) == INFINITY ? (g == r ? 0 : INFINITY)
+         : (g == 0 && sign_differs) ? INFINITY : distance;
+}
+
+/* The largest of count errors of tkh_ulp_error_bf16 (0 for none). */
+static inline double tkh_largest_error_bf16(const double *error, size_t count)
+{
+    /* On the bits, which order as the values do for errors (>= 0, or +inf, never NaN):
+     * GCC vectorizes an integer maximum, not a double one that must respect NaN. */
+    uint64_t most = 0;
+    for (size_t i = 0; i < count; ++i) {
+        uint64_t bits;
+        memcpy(&bits, &error[i], sizeof bits);
+        most = bits > most ? bits : most;
+    }
+    double largest;
+    memcpy(&largest, &most, sizeof largest);
+    return largest;
 }
 
 /* "v0, v1, ..." of count operands, for the messages of a difference. */
@@ -227,26 +273,45 @@ static inline void tkh_format_f32(char *buf, size_t size, float v)
  * value (0x1p128), and so does an infinite result: an overflow to infinity of r beyond the
  * rounding threshold is exact. The ulp at r is that of r's binade, clamped to the normal
  * range (subnormals share the smallest binade's ulp, 2^-149). */
-static inline double tkh_ulp_error_f32(float got_bits, double r)
+TKH_ALWAYS_INLINE static inline double tkh_ulp_error_f32(float got, double r)
 {
-    const double g = (double)got_bits;
-    if (isnan(r) || isnan(g))
-        return isnan(r) && isnan(g) ? 0 : INFINITY;
-    if (isinf(r))
-        return g == r ? 0 : INFINITY;
-    if (g == 0 && !signbit(g) != !signbit(r)) /* signbit: any non-zero for set */
-        return INFINITY;
+    const double g = (double)got;
     const double top = 0x1p128;
-    const double gc = isinf(g) ? copysign(top, g) : g, rc = fabs(r) > top ? copysign(top, r) : r;
-    /* The binade from the exponent bits (a double subnormal is far below the range). */
-    uint64_t bits;
+    const double gc = isinf(g) ? (g < 0 ? -top : top) : g, rc = r > top ? top : r < -top ? -top : r;
+    /* Without branches, and the rules for special values on the bits (the compiler does
+     * not vectorize isnan's or signbit's int results among doubles), so that the checks'
+     * loops vectorize with the reference. The binade from the exponent bits (a double
+     * subnormal is far below the range). */
+    uint64_t bits, g_bits, r_bits;
     memcpy(&bits, &rc, sizeof bits);
-    int e = (int)((bits >> 52) & 0x7FF) - 1023;
+    memcpy(&g_bits, &g, sizeof g_bits);
+    memcpy(&r_bits, &r, sizeof r_bits);
+    int64_t e = (int64_t)((bits >> 52) & 0x7FF) - 1023;
     e = e < -126 ? -126 : e > 127 ? 127 : e;
     const uint64_t scale_bits = (uint64_t)(1023 + 23 - e) << 52; /* 2^(p-1-e) */
     double scale;
     memcpy(&scale, &scale_bits, sizeof scale);
-    return fabs(gc - rc) * scale;
+    const double distance = fabs(gc - rc) * scale;
+    const int sign_differs = ((g_bits ^ r_bits) >> 63) != 0;
+    return r != r ? (g != g ? 0 : INFINITY) : g != g ? INFINITY
+         : fabs(r) == INFINITY ? (g == r ? 0 : INFINITY)
+         : (g == 0 && sign_differs) ? INFINITY : distance;
+}
+
+/* The largest of count errors of tkh_ulp_error_f32 (0 for none). */
+static inline double tkh_largest_error_f32(const double *error, size_t count)
+{
+    /* On the bits, which order as the values do for errors (>= 0, or +inf, never NaN):
+     * GCC vectorizes an integer maximum, not a double one that must respect NaN. */
+    uint64_t most = 0;
+    for (size_t i = 0; i < count; ++i) {
+        uint64_t bits;
+        memcpy(&bits, &error[i], sizeof bits);
+        most = bits > most ? bits : most;
+    }
+    double largest;
+    memcpy(&largest, &most, sizeof largest);
+    return largest;
 }
 
 /* "v0, v1, ..." of count operands, for the messages of a difference. */
