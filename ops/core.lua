@@ -272,16 +272,53 @@ elementwise {
   compare = bounds(4, 3, 6, 6),
 }
 
--- gelu(a) = a/2 erfc(-a / sqrt 2). The argument's rounding would cost up to 2 z^2 of it
--- in erfc's tail (hundreds of ulps near a = -13 in f32), so f32 and f64 add erfc's change
--- for the rounding error ZL to second order: erfc(-Z - d) = erfc(-Z) + 2/sqrt(pi)
--- e^-Z^2 d (1 - Z d). (The second order is for the reference: in the type it is ~1e-12.)
--- Past GTAIL, erfc(z) would be subnormal while gelu is not (|a|/2 times larger), so the
--- tail is erfc(z) = e^-z^2 erfcx(z) with erfcx's asymptotic series (nine terms: 4e-14 at
--- z = 9), 1/(z sqrt(pi)) (1 - 1/(2z^2) + 3/(2z^2)^2 - ...), e^-z^2 of the split square
--- z^2 = P + D, and e^-P shifted by 64 log 2 (exact: P and SH share a grid) so that only the
--- last product rounds into the subnormals. Inline: the tail's names are not steps, so the
--- device computes them only where a lane takes the tail.
+-- gelu(a) = a/2 erfc(-a / sqrt 2) = a Phi(a). In f16, bf16 and f32, one path for every a
+-- (no branch for a warp to split on): with u = |a| (M), u Phi(-u) = h(u) e^(-u^2/2), where
+-- h(u) = u/2 erfcx(u / sqrt 2) is smooth: h = x p(x - 1/2) with x = u / (u + K) and p a
+-- polynomial (scripts/fit_gelu.py fits it, minimax in relative error, and rounds it to
+-- f32). e^(-u^2/2) takes -u^2/2 split exactly, Q + QL, as e^Q (1 + QL). Then gelu =
+-- a - a Phi(-u) for a >= 0 (no cancellation: Phi(-u) <= 1/2) and -u Phi(-u) below, in one
+-- fma. u stops at 16, past which e^(-u^2/2) is 0 in f32. f32: degree 10, x from the
+-- reciprocal with its error corrected (x + CORR is u / (u + 2) to 2^-48), CUDA's expf; f16
+-- and bf16 need only 2^-18 of it: degree 7, the plain reciprocal and the fast exponential.
+-- The reference is the function itself, a/2 erfc(-a / sqrt 2) in double (its argument's
+-- rounding costs 2z^2 2^-53 of it, below 5e-7 ulps of f32).
+-- f64 keeps erfc with its argument's rounding corrected to second order, and past GTAIL,
+-- where erfc(z) would be subnormal while gelu is not, erfcx's asymptotic series (nine
+-- terms: 4e-14 at z = 9), 1/(z sqrt(pi)) (1 - 1/(2z^2) + 3/(2z^2)^2 - ...), e^-z^2 of the
+-- split square z^2 = P + D, and e^-P shifted by 64 log 2 (exact: P and SH share a grid) so
+-- that only the last product rounds into the subnormals.
+local function horner(coefficients, x) -- highest degree first
+  local e = "(T)" .. coefficients[1]
+  for i = 2, #coefficients do e = "fma(" .. e .. ", " .. x .. ", (T)" .. coefficients[i] .. ")" end
+  return e
+end
+local function gelu_steps(k, p, corrected, exp_fn)
+  local steps = {
+    { "M", "fmin(fabs(a), (T)16)" }, { "DEN", "M + (T)" .. k }, { "R", "tkh_fast_div((T)1, DEN)" },
+    { "X", "M * R" },
+  }
+  if corrected then -- DEN's rounding (ED) and the quotient's remainder (RHO) are exact
+    steps[#steps + 1] = { "ED", "M - (DEN - (T)" .. k .. ")" }
+    steps[#steps + 1] = { "RHO", "fma(-X, DEN, M)" }
+    steps[#steps + 1] = { "CORR", "fma(-X, ED, RHO) * R" }
+  end
+  local corr = corrected and "CORR" or "(T)0"
+  for _, s in ipairs {
+    { "V", "(X - (T)0.5) + " .. corr }, { "P", horner(p, "V") },
+    { "MH", "(T)-0.5 * M" }, { "Q", "MH * M" }, { "QL", "fma(MH, M, -Q)" },
+    { "E0", exp_fn .. "(Q)" }, { "H", "fma(X, P, fma(X, QL, " .. corr .. ") * P)" },
+  } do steps[#steps + 1] = s end
+  return steps
+end
+-- scripts/fit_gelu.py 10 2 0.5 and 7 2.5 0.5 (relative errors in exact arithmetic: 2.1e-8, 5e-7)
+local GELU_P32 = { "-0x1.333ef2p-4f", "0x1.276b5cp-6f", "0x1.7a46b6p-3f", "0x1.ccc102p-4f",
+  "-0x1.ef7cb8p-4f", "-0x1.ba53e8p-3f", "-0x1.fa9e38p-8f", "0x1.2cd20ap-2f", "0x1.d7d53ep-4f",
+  "-0x1.535bb6p-1f", "0x1.5845dcp-1f" }
+local GELU_P16 = { "0x1.4900c8p-4f", "0x1.1e0d2cp-3f", "-0x1.acec2ap-5f", "-0x1.0a718ap-2f",
+  "0x1.2f175ep-4f", "0x1.0e473cp-1f", "-0x1.bc19f2p-1f", "0x1.69cefp-1f" }
+local GELU_FLOAT = "fma(-H, E0, a < 0 ? (T)-0.0 : a)"
+local GELU_REFERENCE = "isinf(a) ? (a > 0 ? a : (T)-0.0) : (T)0.5 * a * erfc(-a * (T)0.70710678118654752440)"
 local GELU_STEPS = { { "Z", "a * C" }, { "ZL", "fma(a, C, -Z) + a * CL" } }
 -- (1/sqrt(pi) as a double head and its tail, so that the f64 reference has it whole.)
 local GELU_TAIL = inline("(T)0.5 * a * ((T)0.5641895835477563 + (T)7.6677298065829404e-18) * SERIES / -Z * ((T)1 - ZL / Z)"
@@ -295,9 +332,10 @@ elementwise {
   name = "gelu", arity = 1, types = { "float" },
   semantics = "a/2 (1 + erf(a / sqrt 2)), as a/2 erfc(-a / sqrt 2) (no cancellation for a < 0); "
     .. "gelu(-inf) = -0",
-  compute = { float = "isinf(a) ? (a > 0 ? a : (T)-0.0) : (T)0.5 * a * erfc(-a * (T)0.70710678118654752440)",
-              f32 = constants(GELU, "f32"), f64 = constants(GELU, "f64") },
-  steps = { f32 = split_steps(GELU_STEPS, "f32"), f64 = split_steps(GELU_STEPS, "f64") },
+  compute = { float = GELU_FLOAT, f64 = constants(GELU, "f64") },
+  steps = { f32 = gelu_steps("2", GELU_P32, true, "exp"), f16 = gelu_steps("2.5", GELU_P16, false, "tkh_fast_exp"),
+            bf16 = gelu_steps("2.5", GELU_P16, false, "tkh_fast_exp"), f64 = split_steps(GELU_STEPS, "f64") },
+  reference = { f16 = GELU_REFERENCE, bf16 = GELU_REFERENCE, f32 = GELU_REFERENCE },
   compare = bounds(8, 8, 18, 18),
 }
 

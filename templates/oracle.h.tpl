@@ -60,6 +60,16 @@ $(unmacros(t))
 @   for i, o in ipairs(k.operands) do args[i] = R .. " " .. o end
 
 #if !defined(__HIPCC__) && !defined(__CUDACC__)
+@   if k.reference then
+/* The ulp rule's reference (host only): the op's reference expression, the function its
+ * expression approximates, evaluated in $(R) and not rounded to $(t.name); the check
+ * measures the device's result against it. */
+#define T $(R)
+static inline $(R) $(k.reference_fn)($(table.concat(args, ", ")))
+{
+    return (T)($(k.reference));
+}
+@   else
 /* The ulp rule's reference (host only): the same expression evaluated in $(R), and not
  * rounded to $(t.name); the check measures the device's result against it. */
 #define T $(R)
@@ -67,6 +77,7 @@ static inline $(R) $(k.reference_fn)($(table.concat(args, ", ")))
 {
 @   body("    ")
 }
+@   end
 #undef T
 #endif
 @ end

@@ -29,7 +29,7 @@ M.COMPARISONS = {
   exact = "exact: every element bit-equal to the oracle's (any NaN equals any NaN)",
   sum_bound = "bounded: |device - accurate sum| <= depth * u * sum|x| + storage rounding + "
     .. "underflow, depth = the most additions on one path of the device's tree",
-  ulp = "within a bound in ulps of the op's expression evaluated in a wider type",
+  ulp = "within a bound in ulps of the op's expression (or its 'reference') evaluated in a wider type",
 }
 
 -- A ulp-rule kernel's bound on a platform ("amd", "nvidia"; the larger for any other, as
@@ -42,8 +42,9 @@ end
 function M.describe(k, platform)
   if k.compare ~= "ulp" then return M.COMPARISONS[k.compare] end
   return string.format("within %s ulps of %s: |device - reference| / ulp(reference), the "
-    .. "expression evaluated in %s and not rounded; NaN, infinities, signed zeros and overflow "
-    .. "by rule", M.format_ulps(M.bound(k, platform)), k.type.name, k.type.reference)
+    .. "%s evaluated in %s and not rounded; NaN, infinities, signed zeros and overflow "
+    .. "by rule", M.format_ulps(M.bound(k, platform)), k.type.name,
+    k.reference and "op's reference expression" or "expression", k.type.reference)
 end
 
 -- A bound as written in texts: "2", "0.5", "1.25".
@@ -284,10 +285,6 @@ local function validate(shape, def, where, seen, filter)
       check_expression(k.identity, "identity", 1, fail)
     end
     k.compare, k.ulps = parse_compare(lookup(per_type.compare, tname), shape, k.type, fail)
-    if k.compare == "ulp" and k.reference ~= nil then
-      fail("a 'reference' for %s has no use under the ulp rule, whose reference is the "
-        .. "expression itself evaluated in %s: drop it", tname, k.type.reference)
-    end
     local text = expr
     for _, step in ipairs(k.steps) do text = text .. " " .. step.expr end
     if k.compare == "exact" and k.type.domain == "float" then
