@@ -17,17 +17,10 @@
 
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/tokitai_hip.h"
+#include "internal.h" /* tkhi_splitmix64 */
 
 static uint64_t seed;
 static tkh_context *ctx;
-
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 static void selftest(const tkh_registry *reg, const size_t *sizes, size_t count)
 {
@@ -69,8 +62,8 @@ static void in_place_output(void **state)
     static int32_t a[N], b[N], a0[N];
     uint64_t s = seed;
     for (int i = 0; i < N; ++i) {
-        a[i] = a0[i] = (int32_t)next_random(&s);
-        b[i] = (int32_t)next_random(&s);
+        a[i] = a0[i] = (int32_t)tkhi_splitmix64(&s);
+        b[i] = (int32_t)tkhi_splitmix64(&s);
     }
     assert_int_equal(tkh_add_i32(ctx, a, b, a, N, NULL), TKH_OK);
     const void *inputs[2] = { a0, b };
@@ -87,8 +80,8 @@ static void device_buffer_entry_point(void **state)
     static int32_t a[N], b[N], out[N];
     uint64_t s = seed + 1;
     for (int i = 0; i < N; ++i) {
-        a[i] = (int32_t)next_random(&s);
-        b[i] = (int32_t)next_random(&s);
+        a[i] = (int32_t)tkhi_splitmix64(&s);
+        b[i] = (int32_t)tkhi_splitmix64(&s);
         out[i] = -559038737; /* poison */
     }
     void *d[3] = { NULL, NULL, NULL };

@@ -18,23 +18,16 @@
 #include <cmocka.h>
 
 #include "tokitai_hip/tokitai_hip.h"
+#include "internal.h" /* tkhi_splitmix64 */
 
 static uint64_t seed;
 static tkh_context *ctx;      /* default chunks */
 static tkh_context *chunky;   /* 4 KiB chunks: every input past 1024 i32 is pipelined */
 
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static void fill(int32_t *v, size_t n, uint64_t *s)
 {
     for (size_t i = 0; i < n; ++i)
-        v[i] = (int32_t)next_random(s);
+        v[i] = (int32_t)tkhi_splitmix64(s);
 }
 
 /* add_i32 over n on 'c' (out may be a), checked here against a + b computed on the CPU. */
@@ -83,8 +76,8 @@ static void chunked_reductions(void **state)
     uint64_t s = seed;
     int64_t total = 0;
     for (int i = 0; i < N; ++i) {
-        x[i] = (float)((double)(next_random(&s) >> 11) * 0x1p-53);
-        xi[i] = (int32_t)(next_random(&s) % 1000);
+        x[i] = (float)((double)(tkhi_splitmix64(&s) >> 11) * 0x1p-53);
+        xi[i] = (int32_t)(tkhi_splitmix64(&s) % 1000);
         total += xi[i];
     }
     float sum = 0;
@@ -177,8 +170,8 @@ static void sampled_detection_rate(void **state)
     fill(b, N, &s);
     int found = 0;
     for (int t = 0; t < T; ++t) {
-        set_policy(ctx, TKH_ORACLE_SAMPLED, K, next_random(&s));
-        assert_int_equal(tkh_context_corrupt_next_output(ctx, next_random(&s) % N, 5), TKH_OK);
+        set_policy(ctx, TKH_ORACLE_SAMPLED, K, tkhi_splitmix64(&s));
+        assert_int_equal(tkh_context_corrupt_next_output(ctx, tkhi_splitmix64(&s) % N, 5), TKH_OK);
         tkh_status st = tkh_add_i32(ctx, a, b, out, N, NULL);
         assert_true(st == TKH_OK || st == TKH_ERR_ORACLE_MISMATCH);
         found += st == TKH_ERR_ORACLE_MISMATCH;
@@ -267,7 +260,7 @@ static void *hammer(void *arg)
     int32_t *a = malloc(N * 4), *b = malloc(N * 4), *out = malloc(N * 4);
     uint64_t s = w->seed;
     for (int call = 0; call < 60 && a && b && out; ++call) {
-        const size_t n = 1 + next_random(&s) % N;
+        const size_t n = 1 + tkhi_splitmix64(&s) % N;
         fill(a, n, &s);
         fill(b, n, &s);
         tkh_context *c = call % 2 ? own : w->shared;

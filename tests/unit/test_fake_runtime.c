@@ -21,6 +21,7 @@
 #include "fake_hip.h"
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/kernel.h"
+#include "internal.h" /* tkhi_splitmix64 */
 
 static const char *const targets[] = { "gfx90a", NULL };
 static const char *const none[] = { NULL };
@@ -115,14 +116,6 @@ static size_t finish_sum(const tkh_fold *state, const void *out, size_t n, unsig
 static const tkh_kernel_info add = KERNEL("add", "elementwise", 2, 0, 0, host_add, check_add);
 static tkh_kernel_info sum = KERNEL("sum", "reduction", 1, 1, 8, host_sum, check_sum);
 
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* A context whose host path cuts inputs into chunks of 'chunk_bytes' (0: the default). */
 static tkh_context *make_context(const char *chunk_bytes)
 {
@@ -151,8 +144,8 @@ static buffers make_buffers(size_t n, uint64_t seed)
     buffers b = { malloc(n * 4), malloc(n * 4), malloc(n * 4), malloc(n * 4) };
     assert_true(b.a && b.b && b.out && b.want);
     for (size_t i = 0; i < n; ++i) {
-        b.a[i] = (int32_t)next_random(&seed);
-        b.b[i] = (int32_t)next_random(&seed);
+        b.a[i] = (int32_t)tkhi_splitmix64(&seed);
+        b.b[i] = (int32_t)tkhi_splitmix64(&seed);
         b.want[i] = (int32_t)((uint32_t)b.a[i] + (uint32_t)b.b[i]);
     }
     return b;
@@ -281,8 +274,8 @@ static void sampled_detection_rate(void **state)
         uint64_t rng = 77 + s;
         int found = 0;
         for (int t = 0; t < T; ++t) {
-            set_policy(c, TKH_ORACLE_SAMPLED, K, next_random(&rng));
-            assert_int_equal(tkh_context_corrupt_next_output(c, next_random(&rng) % n, 2), TKH_OK);
+            set_policy(c, TKH_ORACLE_SAMPLED, K, tkhi_splitmix64(&rng));
+            assert_int_equal(tkh_context_corrupt_next_output(c, tkhi_splitmix64(&rng) % n, 2), TKH_OK);
             tkh_status st = run_add(c, b.a, b.b, b.out, n, NULL);
             assert_true(st == TKH_OK || st == TKH_ERR_ORACLE_MISMATCH);
             found += st == TKH_ERR_ORACLE_MISMATCH;
@@ -375,9 +368,9 @@ static void *hammer(void *arg)
     enum { N = 5000 };
     buffers b = { malloc(N * 4), malloc(N * 4), malloc(N * 4), NULL };
     for (int call = 0; call < 100 && b.a && b.b && b.out; ++call) {
-        const size_t n = 1 + next_random(&w->seed) % N;
+        const size_t n = 1 + tkhi_splitmix64(&w->seed) % N;
         for (size_t i = 0; i < n; ++i) {
-            b.a[i] = (int32_t)next_random(&w->seed);
+            b.a[i] = (int32_t)tkhi_splitmix64(&w->seed);
             b.b[i] = (int32_t)i;
         }
         tkh_context *c = call % 3 ? w->shared : own;

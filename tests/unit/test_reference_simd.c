@@ -28,6 +28,7 @@
 #define DECLARE2(f, class, ulps, limit) __m128d _ZGVbN2vv_##f(__m128d, __m128d); __m256d _ZGVcN4vv_##f(__m256d, __m256d); \
     __m256d _ZGVdN4vv_##f(__m256d, __m256d); __m512d _ZGVeN8vv_##f(__m512d, __m512d);
 #include "tokitai_hip/reference_simd.h"
+#include "internal.h" /* tkhi_splitmix64 */
 TKH_SIMD_FUNCTIONS(DECLARE1, DECLARE2)
 
 /* Each variant evaluates 8 inputs (a wider ISA in one call, a narrower in several). */
@@ -73,14 +74,6 @@ static const char *const isa_names[4] = { "sse2", "avx", "avx2", "avx512f" };
 
 static uint64_t seed;
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* The distance of v from the truth t (rounded to PREC bits) in ulps of double at t, or
  * +inf where a special value is out of the ulp rule's cases. */
 static double distance(double v, const mpfr_t t)
@@ -117,15 +110,15 @@ enum { EDGES = sizeof edges / sizeof edges[0] };
 
 static double random_input(uint64_t *s)
 {
-    const uint64_t r = splitmix(s);
+    const uint64_t r = tkhi_splitmix64(s);
     if (r % 3 == 0) { /* any bit pattern */
         double v;
-        const uint64_t bits = splitmix(s);
+        const uint64_t bits = tkhi_splitmix64(s);
         memcpy(&v, &bits, sizeof v);
         return v;
     }
     /* moderate magnitudes, where most results are normal */
-    return ldexp((double)(splitmix(s) >> 11) * 0x1p-52 * 2 - 1, (int)(r % 23) - 11);
+    return ldexp((double)(tkhi_splitmix64(s) >> 11) * 0x1p-52 * 2 - 1, (int)(r % 23) - 11);
 }
 
 static void vector_functions_agree_with_mpfr(void **state)

@@ -23,6 +23,7 @@
 #include "tokitai_hip/core_compare.h"
 #include "tokitai_hip/core_oracle.h"
 #include "tokitai_hip/tokitai_hip.h"
+#include "internal.h" /* tkhi_splitmix64 */
 
 #define PREC 256
 #define RANDOM_INPUTS 3000
@@ -200,14 +201,6 @@ static const reference references[] = {
 
 static uint64_t seed;
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* A value of the type, as a long double (exact). */
 static long double from_bits(const char *type, uint64_t bits)
 {
@@ -319,11 +312,11 @@ static void references_agree_with_mpfr(void **state)
                 a = to_type(r->type, edge(r->type, (unsigned)(j % EDGES)));
                 b = to_type(r->type, edge(r->type, (unsigned)(j / EDGES)));
             } else if (j % 2) { /* any bit pattern */
-                a = from_bits(r->type, splitmix(&s));
-                b = from_bits(r->type, splitmix(&s));
+                a = from_bits(r->type, tkhi_splitmix64(&s));
+                b = from_bits(r->type, tkhi_splitmix64(&s));
             } else { /* moderate values, where most results are normal numbers */
-                a = to_type(r->type, ldexp((double)(splitmix(&s) >> 11) * 0x1p-52 - 1, (int)(splitmix(&s) % 13) - 4));
-                b = to_type(r->type, ldexp((double)(splitmix(&s) >> 11) * 0x1p-52 - 1, (int)(splitmix(&s) % 13) - 4));
+                a = to_type(r->type, ldexp((double)(tkhi_splitmix64(&s) >> 11) * 0x1p-52 - 1, (int)(tkhi_splitmix64(&s) % 13) - 4));
+                b = to_type(r->type, ldexp((double)(tkhi_splitmix64(&s) >> 11) * 0x1p-52 - 1, (int)(tkhi_splitmix64(&s) % 13) - 4));
             }
             const long double d = measure(r, fn, a, b);
             if (!(d <= limit))
