@@ -16,19 +16,12 @@
 #include <unistd.h>
 
 #include "accuracy.h"
+#include "random.h"
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/scalar.h"
 
 #define CHUNK ((size_t)1 << 26) /* elements per round trip */
 #define MAX_THREADS 32
-
-static uint64_t splitmix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* Stores v as an element of k's type (rounded to nearest even). */
 static void store(const tkh_kernel_info *k, double v, unsigned char *at)
@@ -50,8 +43,8 @@ static void store(const tkh_kernel_info *k, double v, unsigned char *at)
  * atan2's exact cases). */
 static void random_element(const tkh_kernel_info *k, uint64_t *state, unsigned char *at)
 {
-    const uint64_t r = splitmix(state), pick = r & 7;
-    const double u = (double)(splitmix(state) >> 11) * 0x1p-53; /* [0, 1) */
+    const uint64_t r = tkh_tool_random(state), pick = r & 7;
+    const double u = (double)(tkh_tool_random(state) >> 11) * 0x1p-53; /* [0, 1) */
     if (pick < 3) {
         memcpy(at, &r, k->elem_size);
         return;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "accuracy.h"
+#include "random.h"
 #include "bench.h"
 #include "tokitai_hip/tokitai_hip.h"
 
@@ -186,19 +187,10 @@ static int cmd_list(const options *o)
     return 0;
 }
 
-/* splitmix64: a seeded, portable stream of random bytes for the inputs. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static void fill_random(unsigned char *buf, size_t bytes, uint64_t *state)
 {
     for (size_t i = 0; i < bytes; i += 8) {
-        uint64_t r = next_random(state);
+        uint64_t r = tkh_tool_random(state);
         size_t take = bytes - i < 8 ? bytes - i : 8;
         memcpy(buf + i, &r, take);
     }
