@@ -64,20 +64,19 @@ $(unmacros(t))
 /* The ulp rule's reference (host only): the op's reference expression, the function its
  * expression approximates, evaluated in $(R) and not rounded to $(t.name); the check
  * measures the device's result against it. */
-#define T $(R)
-static inline $(R) $(k.reference_fn)($(table.concat(args, ", ")))
-{
-    return (T)($(k.reference));
-}
 @   else
 /* The ulp rule's reference (host only): the same expression evaluated in $(R), and not
  * rounded to $(t.name); the check measures the device's result against it. */
+@   end
 #define T $(R)
 static inline $(R) $(k.reference_fn)($(table.concat(args, ", ")))
 {
-@   body("    ")
-}
+@   if k.reference then
+    return (T)($(k.reference));
+@   else
+@     body("    ")
 @   end
+}
 #undef T
 #endif
 @ end
