@@ -1,5 +1,5 @@
 /* Every generated kernel on a real device: random inputs with edge values
- * (seed printed; TKH_TEST_SEED replays a run), poisoned outputs, odd and large sizes,
+ * (a fixed seed, printed; TKH_TEST_SEED sets another), poisoned outputs, odd and large sizes,
  * both entry points, device selection, an injected fault and admission. Exits 77
  * (skipped) when there is no device. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -183,7 +182,7 @@ int main(void)
         return 77;
     }
     const char *env = getenv("TKH_TEST_SEED");
-    seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+    seed = env ? strtoull(env, NULL, 0) : 20261201; /* fixed: the same verdict on every run */
     printf("device %d: %s (%s); seed %" PRIu64 " (replay with TKH_TEST_SEED=%" PRIu64 ")\n",
         dev.selected, dev.name, dev.arch, seed, seed);
     st = tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV);

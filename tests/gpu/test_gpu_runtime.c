@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -304,7 +303,7 @@ int main(void)
         return 77;
     }
     const char *env = getenv("TKH_TEST_SEED");
-    seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+    seed = env ? strtoull(env, NULL, 0) : 20261201; /* fixed: the same verdict on every run */
     printf("device %d: %s (%s); seed %" PRIu64 " (replay with TKH_TEST_SEED=%" PRIu64 ")\n",
         dev.selected, dev.name, dev.arch, seed, seed);
     tkh_status st = tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV);
