@@ -94,7 +94,7 @@ local function main(argv)
   local known = { types = {}, ops = {} }
   for _, op in ipairs(ops) do
     known.ops[op.name] = true
-    for _, k in ipairs(op.kernels) do known.types[k.type.name] = true end
+    for name in pairs(op.bound_types or {}) do known.types[name] = true end
   end
   for _, key in ipairs { "ops", "types" } do -- in a fixed order: one run names what the next would
     local names = {}
@@ -103,7 +103,7 @@ local function main(argv)
     for _, name in ipairs(names) do
       if not known[key][name] then
         errors.raise("--%s: '%s' matches no %s in the op files", key, name,
-          key == "ops" and "op" or "generated kernel's type")
+          key == "ops" and "op" or "type an op is declared for")
       end
     end
   end

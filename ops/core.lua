@@ -378,3 +378,116 @@ end
 fast("fast_exp", "e^a by the device's fast exponential (CUDA __expf, AMD native exp)", "tkh_fast_exp(a)", 124.5)
 fast("fast_sigmoid", "sigmoid(a) from the fast exponential, stable for a < 0 as sigmoid is",
   "a >= 0 ? (T)1 / ((T)1 + tkh_fast_exp(-a)) : tkh_fast_exp(a) / ((T)1 + tkh_fast_exp(a))", 126)
+
+-- Typed signatures (docs/op-files.md): named arrays and scalars of their own types.
+-- Comparisons, IEEE: NaN is unordered, so only ne holds for it; -0 == +0.
+local COMPARISONS = {
+  { "eq", "==", "a equal to b" }, { "ne", "!=", "a not equal to b (true when either is NaN)" },
+  { "lt", "<", "a less than b" }, { "le", "<=", "a less than or equal to b" },
+  { "gt", ">", "a greater than b" }, { "ge", ">=", "a greater than or equal to b" },
+}
+for _, c in ipairs(COMPARISONS) do
+  elementwise {
+    name = c[1], inputs = "T a, T b", outputs = "bool out", types = { "any" },
+    semantics = c[3] .. ", as a bool (0 or 1); floats compare as IEEE 754 does: NaN is unordered, -0 equals +0",
+    compute = "a " .. c[2] .. " b",
+    reference = "R(a " .. c[2] .. " b)",
+  }
+end
+
+local CLASSES = {
+  { "isnan", "a is a NaN", "isnan(a)", "R(ISNAN(a))" },
+  { "isinf", "a is +inf or -inf", "isinf(a)", "R(!ISNAN(a) && ISNAN(a - a))" },
+  { "isfinite", "a is neither infinite nor NaN", "isfinite(a)", "R(!ISNAN(a - a))" },
+  { "signbit", "the sign bit of a is set (-0 and negative NaNs too)", "signbit(a)", "R(SIGNBIT(a))" },
+}
+for _, c in ipairs(CLASSES) do
+  elementwise {
+    name = c[1], inputs = "T a", outputs = "bool out", types = { "float" },
+    semantics = c[2] .. ", as a bool (0 or 1)", compute = c[3], reference = c[4],
+  }
+end
+
+-- Logic on bool: any non-zero byte reads as true; results are 0 or 1.
+elementwise { name = "logical_and", arity = 2, types = { "bool" }, semantics = "a and b",
+              compute = "a && b", reference = "R(A && B)" }
+elementwise { name = "logical_or", arity = 2, types = { "bool" }, semantics = "a or b",
+              compute = "a || b", reference = "R(A || B)" }
+elementwise { name = "logical_xor", arity = 2, types = { "bool" }, semantics = "a or b but not both",
+              compute = "a != b", reference = "R((A != 0) != (B != 0))" }
+elementwise { name = "logical_not", arity = 1, types = { "bool" }, semantics = "not a",
+              compute = "!a", reference = "R(A == 0)" }
+
+elementwise {
+  name = "where", inputs = "bool cond, T a, T b", outputs = "T out", types = { "any" },
+  semantics = "a where cond is true (any non-zero byte), else b (numpy.where, torch.where)",
+  compute = "cond ? a : b",
+  reference = "cond ? R(a) : R(b)",
+}
+
+-- clamp(x, lo, hi) = min(max(x, lo), hi), as numpy.clip and torch.clamp: hi wins when
+-- lo > hi; floats use IEEE 754-2019 maximum and minimum (NaN in x, lo or hi gives NaN).
+elementwise {
+  name = "clamp", inputs = "T x, scalar T lo, scalar T hi", outputs = "T out", types = { "any" },
+  semantics = "min(max(x, lo), hi) with lo and hi passed by value; hi when lo > hi; floats: "
+    .. "NaN in any operand gives NaN, -0 < +0",
+  steps = { integer = { { "M", "x > lo ? x : lo" } },
+            float = { { "M", "x > lo ? x : lo > x ? lo : (x == lo && x != 0) ? x : x + lo" } } },
+  compute = { integer = "M < hi ? M : hi",
+              float = "M < hi ? M : hi < M ? hi : (M == hi && M != 0) ? M : -(-M - hi)" },
+  reference = { integer = "R(FMIN(FMAX(x, lo), hi))", float = "R(MINIMUM(MAXIMUM(x, lo), hi))" },
+}
+
+-- axpby(alpha, x, beta, y) = alpha * x + beta * y, the scale factors by value.
+elementwise {
+  name = "axpby", inputs = "scalar T alpha, T x, scalar T beta, T y", outputs = "T out",
+  types = { "any" },
+  semantics = "alpha * x + beta * y with alpha and beta passed by value; integers wrap; floats "
+    .. "round after each product and after the sum (never a fused multiply-add)",
+  compute = { integer = "(T)((W)(U)alpha * (W)(U)x + (W)(U)beta * (W)(U)y)",
+              float = "alpha * x + beta * y" },
+  reference = {
+    integer = "R((unsigned __int128)alpha * (unsigned __int128)x + (unsigned __int128)beta * (unsigned __int128)y)",
+    f32 = "R(R(alpha * x) + R(beta * y))", f64 = "R(R(alpha * x) + R(beta * y))" },
+  degradations = { integer = { "integer overflow wraps instead of trapping" } },
+}
+
+-- cast: every pair of the 12 types and bool. What C leaves undefined is defined: a float
+-- to an integer rounds toward zero and saturates, NaN gives 0 (CUDA's _rz conversions,
+-- Rust's 'as'); integers narrow modulo 2^bits (numpy's astype); integers and wider
+-- floats round once to the nearest even float (tkh_f16_nearest and tkh_bf16_nearest where a plain
+-- conversion would round twice); anything to bool is != 0 (NaN is true).
+local ALL = { "bool", "any" }
+local function cast_compute(v)
+  local from, to = v.From, v.To
+  if to.domain == "bool" then return "x != 0" end
+  if from.domain == "bool" then return "(To)x" end
+  if to.domain == "integer" then
+    if from.domain == "integer" then return "(To)(uint" .. to.bits .. "_t)x" end
+    return string.format("isnan(x) ? (To)0 : x <= (From)%s ? (To)%s : x >= (From)%s ? (To)%s : (To)x",
+      to.min, to.min, to.max, to.max)
+  end
+  local narrow = to.name == "f16" or to.name == "bf16"
+  if not narrow then return "(To)x" end
+  local round = "tkh_" .. to.name .. "_nearest"
+  if from.domain == "float" then return from.name == "f64" and round .. "(x)" or "(To)x" end
+  if from.bits <= 16 then return "(To)x" end -- exact in f32; the store rounds once
+  if from.bits == 32 then return round .. "((double)x)" end
+  return round .. "(tkh_" .. (from.family == "signed" and "i" or "u") .. "64_to_f64_odd(x))"
+end
+local function cast_reference(v)
+  local from, to = v.From, v.To
+  if to.domain == "bool" then return "R(x != 0)" end
+  if to.domain == "float" then return "tkh_ref_to_" .. to.name .. "(x)" end
+  if from.domain ~= "float" then return "R(x)" end
+  return string.format("ISNAN(x) ? R(0) : x <= (__int128)%s ? R(%s) : x >= (__int128)%s ? R(%s) : R((__int128)x)",
+    to.min, to.min, to.max, to.max)
+end
+elementwise {
+  name = "cast", inputs = "From x", outputs = "To out", types = { From = ALL, To = ALL },
+  semantics = "x converted to another type: float to integer rounds toward zero and saturates, "
+    .. "NaN gives 0; integer to integer wraps modulo 2^bits; to a float rounds once to nearest "
+    .. "even; to bool is x != 0",
+  compute = cast_compute,
+  reference = cast_reference,
+}

@@ -36,7 +36,7 @@ static inline int $(prefix)_detail(char *buf, size_t size, const char *fmt, ...)
 #endif
 
 @ for _, t in ipairs(types_used) do
-@   if t.domain == "integer" then
+@   if t.domain ~= "float" then
 static inline int $(prefix)_same_$(t.name)($(t.c) x, $(t.c) y)
 {
     return x == y;
@@ -138,19 +138,6 @@ static inline $(R) $(prefix)_largest_error_$(t.name)(const $(R) *error, size_t c
 @     end
 }
 @   end
-
-/* "v0, v1, ..." of count operands, for the messages of a difference. */
-static inline void $(prefix)_format_list_$(t.name)(char *buf, size_t size, const $(t.c) *v, int count)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int j = 0; j < count && len < size; ++j) {
-        char one[64];
-        $(prefix)_format_$(t.name)(one, sizeof one, v[j]);
-        const int n = $(prefix)_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
-        len += n > 0 ? (size_t)n : 0;
-    }
-}
 
 @ end
 #endif

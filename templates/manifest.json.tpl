@@ -4,6 +4,15 @@
 @   for _, s in ipairs(more or {}) do out[#out + 1] = json(s) end
 @   return "[" .. table.concat(out, ", ") .. "]"
 @ end
+@ local function operands(list, outputs)
+@   local out = {}
+@   for _, x in ipairs(list) do
+@     local extra = outputs and (', "compare_rule": ' .. json(x.compare) .. ', "ulp_bound": '
+@       .. (x.ulps and ops_format_ulps(x.ulps) or "0")) or ""
+@     out[#out + 1] = '{ "name": ' .. json(x.param) .. ', "type": ' .. json(x.type.name) .. extra .. " }"
+@   end
+@   return "[" .. table.concat(out, ", ") .. "]"
+@ end
 {
   "generated_by": $(json(do_not_edit)),
   "catalog": $(json(name)),
@@ -19,17 +28,21 @@
 @ for i, k in ipairs(kernels) do
     {
       "op": $(json(k.op.name)),
-      "scalar_type": $(json(k.type.name)),
+      "scalar_type": $(json(k.label)),
+      "signature": $(json(k.signature)),
       "symbol": $(json(k.symbol)),
       "entry_point": $(json(k.entry)),
       "device_entry_point": $(json(k.device_entry)),
       "shape": $(json(k.op.shape)),
-      "arity": $(k.op.arity),
+      "arity": $(#k.inputs),
+      "inputs": $(operands(k.inputs)),
+      "scalars": $(operands(k.scalars)),
+      "outputs": $(operands(k.outputs, true)),
       "domain": $(json(k.type.domain)),
       "representation": "dense",
       "semantics": $(json(k.op.semantics)),
       "compare_rule": $(json(k.compare)),
-      "ulp_bound": $(k.ulps and ops_format_ulps(k.ulps) or 0),
+      "ulp_bound": $(k.ulp_bound and ops_format_ulps(k.ulp_bound) or 0),
       "comparison": $(json(k.comparison)),
       "op_file": $(json(k.op.where)),
       "source": $(json("kernels/" .. k.id .. ".hip")),

@@ -4,8 +4,9 @@
  * CPU oracle; it returns TKH_OK only when all match. Failure cases (tokitai_hip/status.h):
  * TKH_ERR_NULL_POINTER, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW, TKH_ERR_OVERLAP,
  * TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_DEVICE_ALLOC, TKH_ERR_COPY, TKH_ERR_LAUNCH,
- * TKH_ERR_SYNC, TKH_ERR_HOST_ALLOC, TKH_ERR_ORACLE_MISMATCH; 'out' is untouched unless
- * the status is TKH_OK, TKH_ERR_ORACLE_MISMATCH or TKH_ERR_COPY of the result. The _device entry points take device
+ * TKH_ERR_SYNC, TKH_ERR_HOST_ALLOC, TKH_ERR_ORACLE_MISMATCH; the outputs are untouched
+ * unless the status is TKH_OK, TKH_ERR_ORACLE_MISMATCH or TKH_ERR_COPY of a result.
+ * Arrays and scalars come in the order the op declares them, then the outputs. The _device entry points take device
  * buffers, enqueue the kernel on 'stream' and check nothing but their arguments (a
  * reduction's device entry point allocates and frees its partials, which synchronizes). */
 #ifndef $(guard)_OPS_H
@@ -24,14 +25,10 @@ extern "C" {
 TKH_API const tkh_registry *$(prefix)_registry_$(name)(void);
 
 @ for _, k in ipairs(kernels) do
-@   local S = k.type.c
-@   local list = {}
-@   for i, p in ipairs(k.params) do list[i] = "const " .. S .. " *" .. p end
-@   local params = table.concat(list, ", ")
-/* $(k.op.name) $(k.type.name)$(k.op.shape == "reduction" and " (reduction: out is one element)" or ""): $(k.op.semantics) */
-TKH_API tkh_status $(k.entry)(tkh_context *ctx, $(params), $(S) *out, size_t n,
+/* $(k.op.name) $(k.label)$(k.op.shape == "reduction" and " (reduction: out is one element)" or ""): $(k.op.semantics) */
+TKH_API tkh_status $(k.entry)(tkh_context *ctx, $(k.entry_params), size_t n,
     tkh_report *report);
-TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, $(params), $(S) *out, size_t n,
+TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, $(k.entry_params), size_t n,
     tkh_stream stream);
 
 @ end

@@ -1,24 +1,29 @@
 /* $(do_not_edit) */
-/* The scalar definition of $(k.op.name) over $(k.type.name). The same inline function is
+/* The scalar definition of $(k.op.name) over $(k.label). The same inline functions are
  * compiled into the device kernel and into the CPU oracle that checks it, so the op is
- * written once; the oracle is the semantic authority. T, U, W, TMIN, TMAX and BITS are
- * defined around the function only (see ops/core.lua). */
+ * written once; the oracle is the semantic authority. The placeholders (and T's U, W,
+ * TMIN, TMAX and BITS) are defined around the functions only (docs/op-files.md). */
 #ifndef $(guard)_ORACLE_$(k.id:upper())_H
 #define $(guard)_ORACLE_$(k.id:upper())_H
 
 #include "tokitai_hip/scalar.h"
 
 @ local t = k.type
-@ -- The op's steps, each a constant of the type computed in, then its expression.
-@ local function body(indent)
-@   for _, s in ipairs(k.steps) do
-$(indent)const T $(s.name) = (T)($(s.expr));
-@   end
-$(indent)return (T)($(k.expr));
+@ -- The C type an operand is computed in: its compute type, or under the ulp rule's
+@ -- reference the wider type of a float.
+@ local function ctype(x, wide)
+@   return wide and x.domain == "float" and x.reference or x.compute
 @ end
-/* $(k.op.name) $(t.name): $(k.op.semantics) ($(k.op_file)) */
-$(macros(t))
-@   if k.op.shape == "reduction" then
+@ -- The op's steps, each a constant of its type, then one output's expression.
+@ local function body(indent, o, wide, expr)
+@   for _, s in ipairs(k.steps) do
+$(indent)const $(ctype(s.type, wide)) $(s.name) = ($(ctype(s.type, wide)))($(s.expr));
+@   end
+$(indent)return ($(ctype(o.type, wide)))($(expr or o.expr));
+@ end
+/* $(k.op.name) $(k.label): $(k.op.semantics) ($(k.op_file)) */
+$(macros(k))
+@ if k.op.shape == "reduction" then
 TKH_HD static inline $(t.compute) $(k.identity_fn)(void)
 {
     return (T)($(k.identity));
@@ -26,59 +31,62 @@ TKH_HD static inline $(t.compute) $(k.identity_fn)(void)
 
 TKH_HD static inline $(t.compute) $(k.oracle)($(t.compute) a, $(t.compute) b)
 {
-    return (T)($(k.expr));
+    return (T)($(k.outputs[1].expr));
 }
-@   else
-@     local args, loads, wide_args, wide_loads = {}, {}, {}, {}
-@     for i, o in ipairs(k.operands) do
-@       args[i], loads[i] = t.c .. " " .. o .. "_in", o .. " = " .. load(t, o .. "_in")
-@       wide_args[i], wide_loads[i] = "T " .. o, load(t, o .. "_in")
-@     end
-@     if t.load then
-/* Computed in $(t.compute), before the rounding to $(t.name): the CPU check converts whole
- * blocks of operands and results at once around it. */
-TKH_HD static inline T $(k.oracle)_wide($(table.concat(wide_args, ", ")))
+@ else
+@   local wide_args, args, loads, unused = {}, {}, {}, {}
+@   for i, x in ipairs(k.args) do
+@     unused[i] = "(void)" .. x.name .. ";"
+@     wide_args[i] = x.type.compute .. " " .. x.name
+@     args[i] = x.type.c .. " " .. x.name .. "_in"
+@     loads[i] = load(x.type, x.name .. "_in")
+@   end
+@   for _, o in ipairs(k.outputs) do
+/* $(o.name), computed in $(o.type.compute) before it is stored as $(o.type.name): the CPU check
+ * converts whole blocks of operands and results around it. */
+TKH_HD static inline $(o.type.compute) $(o.fn)_wide($(table.concat(wide_args, ", ")))
 {
-@       body("    ")
+@     if #k.outputs > 1 then
+    $(table.concat(unused, " ")) /* each output may use only some */
+@     end
+@     body("    ", o)
 }
 
-TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
+TKH_HD static inline $(o.type.c) $(o.fn)($(table.concat(args, ", ")))
 {
-    return $(store(t, k.oracle .. "_wide(" .. table.concat(wide_loads, ", ") .. ")"));
+    return $(store(o.type, o.fn .. "_wide(" .. table.concat(loads, ", ") .. ")"));
 }
-@     else
-TKH_HD static inline $(t.c) $(k.oracle)($(table.concat(args, ", ")))
-{
-    const T $(table.concat(loads, ", "));
-@       body("    ")
-}
-@     end
+
 @   end
-$(unmacros(t))
-@ if k.compare == "ulp" then
-@   local R, args = t.reference, {}
-@   for i, o in ipairs(k.operands) do args[i] = R .. " " .. o end
+@ end
+$(unmacros(k))
+@ for _, o in ipairs(k.outputs) do
+@   if o.compare == "ulp" then
+@     local R, args = o.type.reference, {}
+@     for i, x in ipairs(k.args) do args[i] = ctype(x.type, true) .. " " .. x.name end
 
 #if !defined(__HIPCC__) && !defined(__CUDACC__)
-@   if k.reference then
-/* The ulp rule's reference (host only): the op's reference expression, the function its
- * expression approximates, evaluated in $(R) and not rounded to $(t.name); the check
- * measures the device's result against it. */
-@   else
-/* The ulp rule's reference (host only): the same expression evaluated in $(R), and not
- * rounded to $(t.name); the check measures the device's result against it. */
-@   end
-#define T $(R)
-static inline $(R) $(k.reference_fn)($(table.concat(args, ", ")))
+@     if o.reference then
+/* The ulp rule's reference for $(o.name) (host only): the op's reference expression, the
+ * function its expression approximates, evaluated in $(R) and not rounded to $(o.type.name);
+ * the check measures the device's result against it. */
+@     else
+/* The ulp rule's reference for $(o.name) (host only): the same expression evaluated in $(R)
+ * (every float operand widened), and not rounded to $(o.type.name); the check measures the
+ * device's result against it. */
+@     end
+$(macros(k, true))
+static inline $(R) $(o.reference_fn)($(table.concat(args, ", ")))
 {
-@   if k.reference then
-    return (T)($(k.reference));
-@   else
-@     body("    ")
-@   end
+@     if o.reference then
+    return ($(R))($(o.reference));
+@     else
+@       body("    ", o, true)
+@     end
 }
-#undef T
+$(unmacros(k))
 #endif
+@   end
 @ end
 
 #endif

@@ -24,11 +24,11 @@
 @ local tested = {}
 @ local WIDE = { "A", "B", "C" }
 @ for _, k in ipairs(kernels) do
-@   if k.reference and k.op.shape == "reduction" then
+@   if k.op.shape == "reduction" and k.reference then
 @     tested[#tested + 1] = k
 @     local t, S = k.type, k.type.c
 @     local WT = t.domain == "integer" and "__int128" or (t.compute == "double" and "__float128" or "double")
-$(macros(t))
+$(macros(k))
 #define A (($(WT))acc_ref)
 #define B (($(WT))$(load(t, "e")))
 @     if t.domain == "integer" then
@@ -68,92 +68,106 @@ static void test_$(k.id)(void **state)
 #undef UB
 @     end
 #undef R
-$(unmacros(t))
+$(unmacros(k))
 
-@   elseif k.compare == "ulp" then
-@     tested[#tested + 1] = k
-@     local t, S, arity, R = k.type, k.type.c, k.op.arity, k.type.reference
-@     local args, refs = {}, {}
-@     for i = 1, arity do
-@       args[i] = "x[" .. (i - 1) .. "]"
-@       refs[i] = "(" .. R .. ")" .. load(t, "x[" .. (i - 1) .. "]")
+@   elseif k.op.shape == "elementwise" then
+@     -- Every tuple of the arguments' edge values (each its own type's), through each
+@     -- output's host evaluation, against its reference: under the ulp rule the rule's
+@     -- reference within the bound; an exact output with a 'reference' that expression in
+@     -- wide arithmetic. Outputs of neither kind are not tested here.
+@     local checked = {}
+@     for _, o in ipairs(k.outputs) do
+@       if o.compare == "ulp" or o.reference then checked[#checked + 1] = o end
 @     end
+@     if #checked > 0 then
+@       tested[#tested + 1] = k
+@       local store_args, ref_args = {}, {}
+@       for i, x in ipairs(k.args) do
+@         store_args[i] = "v_" .. x.name
+@         ref_args[i] = "(" .. (x.type.domain == "float" and x.type.reference or x.type.compute) .. ")" .. load(x.type, "v_" .. x.name)
+@       end
+$(macros(k))
+@       -- The wide values a reference names: A, B, C (and UA, UB, UC) in the short form,
+@       -- the operands' own names otherwise.
+@       local wide_names = {}
+@       for i, x in ipairs(k.args) do
+@         local name = k.op.short and WIDE[i] or x.name
+@         wide_names[#wide_names + 1] = name
+@         if x.type.domain == "float" then
+#define $(name) (($(x.type.compute == "double" and "__float128" or "double"))$(load(x.type, "v_" .. x.name)))
+@         else
+#define $(name) ((__int128)v_$(x.name))
+@           if k.op.short and x.type.domain == "integer" then
+@             wide_names[#wide_names + 1] = "U" .. name
+#define U$(name) ((__int128)(U)v_$(x.name))
+@           end
+@         end
+@       end
 static void test_$(k.id)(void **state)
 {
     (void)state;
-    const $(S) edges[] = { $(table.concat(t.edges, ", ")) };
-    const size_t count = sizeof edges / sizeof edges[0];
-    size_t total = 1;
-    for (int j = 0; j < $(arity); ++j)
-        total *= count;
-    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
-        $(S) x[$(arity)];
-        for (size_t j = 0, rest = pick; j < $(arity); ++j, rest /= count)
-            x[j] = edges[rest % count];
-        const $(S) got = $(k.oracle)($(table.concat(args, ", ")));
-        const $(R) want = $(k.reference_fn)($(table.concat(refs, ", ")));
-        const $(R) error = $(prefix)_ulp_error_$(t.name)($(load(t, "got")), want);
-        if (!(error <= $(ops_format_ulps(k.ulps_max)))) {
-            char args[$(arity) * 66], sg[64];
-            $(prefix)_format_list_$(t.name)(args, sizeof args, x, $(arity));
-            $(prefix)_format_$(t.name)(sg, sizeof sg, got);
-            fail_msg("$(k.op.name)_$(t.name)(%s) = %s on the host, %.3Lg ulps from the reference "
-                "%.21Lg (bound $(ops_format_ulps(k.ulps_max)))", args, sg, (long double)error, (long double)want);
-        }
-    }
-}
-
-@   elseif k.reference then
-@     tested[#tested + 1] = k
-@     local t, S, arity = k.type, k.type.c, k.op.arity
-$(macros(t))
-@     for i, o in ipairs(k.operands) do
-@       if t.domain == "integer" then
-#define $(WIDE[i]) ((__int128)$(o))
-#define U$(WIDE[i]) ((__int128)(U)$(o))
-@       else
-#define $(WIDE[i]) (($(t.compute == "double" and "__float128" or "double"))$(load(t, o)))
+@       for _, x in ipairs(k.args) do
+    static const $(x.type.c) e_$(x.name)[] = { $(edge_list(x.type)) };
 @       end
-@     end
-@     if t.domain == "integer" then
-#define R(x) ((T)(U)(unsigned __int128)(x))
-@     else
-#define R(x) $(store(t, "(T)(x)"))
-@     end
-static void test_$(k.id)(void **state)
-{
-    (void)state;
-    const $(S) edges[] = { $(table.concat(t.edges, ", ")) };
-    const size_t count = sizeof edges / sizeof edges[0];
     size_t total = 1;
-    for (int j = 0; j < $(arity); ++j)
-        total *= count;
-    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
-        $(S) x[$(arity)];
-        for (size_t j = 0, rest = pick; j < $(arity); ++j, rest /= count)
-            x[j] = edges[rest % count];
-@     local decl = {}
-@     for i, o in ipairs(k.operands) do decl[i] = o .. " = x[" .. (i - 1) .. "]" end
-        const $(S) $(table.concat(decl, ", "));
-        const $(S) got = $(k.oracle)($(table.concat(k.operands, ", "))), want = $(k.reference);
-        if (!$(prefix)_same_$(t.name)(got, want)) {
-            char args[$(arity) * 66], sg[64], sw[64];
-            $(prefix)_format_list_$(t.name)(args, sizeof args, x, $(arity));
-            $(prefix)_format_$(t.name)(sg, sizeof sg, got);
-            $(prefix)_format_$(t.name)(sw, sizeof sw, want);
-            fail_msg("$(k.op.name)_$(t.name)(%s) = %s, the reference says %s", args, sg, sw);
-        }
-    }
-}
-@     for i = 1, arity do
-#undef $(WIDE[i])
-@       if t.domain == "integer" then
-#undef U$(WIDE[i])
+@       for _, x in ipairs(k.args) do
+    total *= sizeof e_$(x.name) / sizeof e_$(x.name)[0];
 @       end
-@     end
+    for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
+        size_t rest = pick;
+@       for _, x in ipairs(k.args) do
+        const $(x.type.c) v_$(x.name) = e_$(x.name)[rest % (sizeof e_$(x.name) / sizeof e_$(x.name)[0])];
+        rest /= sizeof e_$(x.name) / sizeof e_$(x.name)[0];
+@       end
+        char args[$(#k.args) * 80] = "";
+        size_t len = 0;
+@       for j, x in ipairs(k.args) do
+        {
+            char one[64];
+            $(prefix)_format_$(x.type.name)(one, sizeof one, v_$(x.name));
+            const int w = $(prefix)_detail(args + len, sizeof args - len, "%s%s", $(j > 1 and '", "' or '""'), one);
+            len += w > 0 && (size_t)w < sizeof args - len ? (size_t)w : 0;
+        }
+@       end
+@       for _, o in ipairs(checked) do
+@         local t, S = o.type, o.type.c
+        {
+            const $(S) got = $(o.fn)($(table.concat(store_args, ", ")));
+            char sg[64];
+            $(prefix)_format_$(t.name)(sg, sizeof sg, got);
+@         if o.compare == "ulp" then
+@           local R = t.reference
+            const $(R) want = $(o.reference_fn)($(table.concat(ref_args, ", ")));
+            const $(R) error = $(prefix)_ulp_error_$(t.name)($(load(t, "got")), want);
+            if (!(error <= $(ops_format_ulps(o.ulps_max))))
+                fail_msg("$(k.op.name)_$(k.label)(%s) = %s on the host, %.3Lg ulps from the reference "
+                    "%.21Lg (bound $(ops_format_ulps(o.ulps_max)))", args, sg, (long double)error, (long double)want);
+@         else
+@           if t.domain == "integer" then
+#define R(x) (($(t.compute))($(t.unsigned))(unsigned __int128)(x))
+@           elseif t.domain == "bool" then
+#define R(x) ((x) != 0)
+@           else
+#define R(x) $(store(t, "(" .. t.compute .. ")(x)"))
+@           end
+            const $(S) want = $(o.reference);
 #undef R
-$(unmacros(t))
+            if (!$(prefix)_same_$(t.name)(got, want)) {
+                char sw[64];
+                $(prefix)_format_$(t.name)(sw, sizeof sw, want);
+                fail_msg("$(k.op.name)_$(k.label)(%s)$(#k.outputs > 1 and (" " .. o.name) or "") = %s, the reference says %s", args, sg, sw);
+            }
+@         end
+        }
+@       end
+    }
+}
+@       for _, name in ipairs(wide_names) do
+#undef $(name)
+@       end
+$(unmacros(k))
 
+@     end
 @   end
 @ end
 int main(void)

@@ -256,12 +256,13 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size
 @ end
 
 /* The whole check on one thread: fold everything, then compare. */
-TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, tkh_check_note *note)
+TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block, tkh_check_note *note)
 {
+    (void)scalars;
     tkh_fold state = { 0 };
     $(k.check)_fold(inputs[0], n, &state);
-    return $(k.check)_finish(&state, out, n, grid, block, note);
+    return $(k.check)_finish(&state, outputs[0], n, grid, block, note);
 }
 
 tkh_status $(k.entry)(tkh_context *ctx, const $(S) *in, $(S) *out, size_t n, tkh_report *report)

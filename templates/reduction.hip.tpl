@@ -57,9 +57,10 @@ __global__ void $(k.symbol)(const $(A) *partials, unsigned count, $(S) *out)
 }
 
 /* Enqueues both kernels; 'scratch' holds one partial per block of the grid. */
-extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *out, size_t n,
-    unsigned grid, unsigned block, void *scratch, void *stream)
+extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
 {
+    (void)scalars;
     if (block != TKH_REDUCE_BLOCK)
         return (int)hipErrorInvalidValue;
     const int vectors = ((uintptr_t)inputs[0] & 15) == 0;
@@ -69,6 +70,6 @@ extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *out, size
     if (err != hipSuccess)
         return (int)err;
     hipLaunchKernelGGL($(k.symbol), dim3(1), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream,
-        (const $(A) *)scratch, grid, ($(S) *)out);
+        (const $(A) *)scratch, grid, ($(S) *)outputs[0]);
     return (int)hipGetLastError();
 }

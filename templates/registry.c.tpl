@@ -16,9 +16,17 @@
 static const char *const targets[] = $(list(build.targets));
 static const char *const evidence[] = $(list(contract.required_evidence));
 
+@ local function operands(list, outputs)
+@   local out = {}
+@   for _, x in ipairs(list) do
+@     out[#out + 1] = "{ " .. cstr(x.param) .. ", " .. cstr(x.type.name) .. ", sizeof(" .. x.type.c .. "), "
+@       .. (outputs and cstr(x.compare) or "NULL") .. ", " .. (x.ulps and ops_format_ulps(x.ulps) or "0") .. " }"
+@   end
+@   return "{ " .. table.concat(out, ", ") .. " }"
+@ end
 @ for _, k in ipairs(kernels) do
-TKH_HIDDEN int $(k.launch)(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t $(k.check)(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN int $(k.launch)(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t $(k.check)(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 @   if k.op.shape == "reduction" then
 TKH_HIDDEN void $(k.check)_fold(const void *, size_t, tkh_fold *);
 TKH_HIDDEN void $(k.check)_merge(tkh_fold *, const tkh_fold *);
@@ -27,23 +35,33 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *, const void *, size_t, unsi
 static const char *const $(k.id)_obligations[] = $(list(contract.obligations(k), k.op.obligations));
 static const char *const $(k.id)_degradations[] = $(list(k.degradations));
 static const char *const $(k.id)_non_claims[] = $(list(contract.non_claims, k.op.non_claims));
+static const tkh_operand $(k.id)_inputs[] = $(operands(k.inputs));
+static const tkh_operand $(k.id)_outputs[] = $(operands(k.outputs, true));
+@   if #k.scalars > 0 then
+static const tkh_operand $(k.id)_scalars[] = $(operands(k.scalars));
+@   end
 TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .catalog = $(cstr(name)),
     .op = $(cstr(k.op.name)),
-    .type = $(cstr(k.type.name)),
+    .type = $(cstr(k.label)),
+    .signature = $(cstr(k.signature)),
     .symbol = $(cstr(k.symbol)),
     .shape = $(cstr(k.op.shape)),
-    .arity = $(k.op.arity),
-    .elem_size = sizeof($(k.type.c)),
+    .arity = $(#k.inputs),
+    .inputs = $(k.id)_inputs,
+    .output_count = $(#k.outputs),
+    .outputs = $(k.id)_outputs,
+    .scalar_count = $(#k.scalars),
+    .scalars = $(#k.scalars > 0 and (k.id .. "_scalars") or "NULL"),
     .out_count = $(k.op.shape == "reduction" and 1 or 0),
     .scratch_size = $(k.op.shape == "reduction" and ("sizeof(" .. k.type.compute .. ")") or 0),
     .block = $(k.op.shape == "reduction" and reduce_block or 256),
-    .vector_width = $(16 // (k.type.bits // 8)),
+    .vector_width = $(k.vector_width),
     .domain = $(cstr(k.type.domain)),
     .representation = "dense",
     .semantics = $(cstr(k.op.semantics)),
     .compare_rule = $(cstr(k.compare)),
-    .ulp_bound = $(k.ulps and ops_format_ulps(k.ulps) or 0),
+    .ulp_bound = $(k.ulp_bound and ops_format_ulps(k.ulp_bound) or 0),
     .comparison = $(cstr(k.comparison)),
     .platform = $(cstr(build.platform)),
     .targets = targets,

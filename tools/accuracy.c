@@ -46,7 +46,7 @@ static void random_element(const tkh_kernel_info *k, uint64_t *state, unsigned c
     const uint64_t r = tkh_tool_random(state), pick = r & 7;
     const double u = (double)(tkh_tool_random(state) >> 11) * 0x1p-53; /* [0, 1) */
     if (pick < 3) {
-        memcpy(at, &r, k->elem_size);
+        memcpy(at, &r, k->outputs[0].size);
         return;
     }
     double v;
@@ -99,7 +99,7 @@ static void *fill(void *arg)
 {
     fill_job *f = arg;
     const tkh_kernel_info *k = f->k;
-    const size_t size = k->elem_size, tuples = edge_tuples(k->arity);
+    const size_t size = k->outputs[0].size, tuples = edge_tuples(k->arity);
     for (size_t i = f->first; i < f->first + f->count; ++i) {
         const uint64_t at = f->base + i;
         if (f->exhaustive) {
@@ -139,10 +139,11 @@ static void *measure(void *arg)
     while (at < end) {
         const void *in[3];
         for (unsigned a = 0; a < k->arity; ++a)
-            in[a] = p->in[a] + at * k->elem_size;
+            in[a] = p->in[a] + at * k->outputs[0].size;
         tkh_check_note note = { .worst = 0 };
         const size_t n = end - at;
-        const size_t bad = k->check(in, p->out + at * k->elem_size, n, 0, 0, &note);
+        const void *out[1] = { p->out + at * k->outputs[0].size };
+        const size_t bad = k->check(in, out, NULL, n, 0, 0, &note);
         if (note.worst > p->worst) {
             p->worst = note.worst;
             p->worst_at = at + note.worst_index;
@@ -170,7 +171,7 @@ static void print_element(const tkh_kernel_info *k, const unsigned char *at)
 {
     double v;
     uint64_t bits = 0;
-    memcpy(&bits, at, k->elem_size);
+    memcpy(&bits, at, k->outputs[0].size);
     if (strcmp(k->type, "f64") == 0)
         memcpy(&v, at, 8);
     else if (strcmp(k->type, "f32") == 0) {
@@ -183,10 +184,10 @@ static void print_element(const tkh_kernel_info *k, const unsigned char *at)
         v = strcmp(k->type, "f16") == 0 ? tkh_f16_to_f32(h) : tkh_bf16_to_f32(h);
     }
     if (isfinite(v))
-        printf("{\"value\": %.17g, \"bits\": \"0x%0*" PRIx64 "\"}", v, (int)(2 * k->elem_size), bits);
+        printf("{\"value\": %.17g, \"bits\": \"0x%0*" PRIx64 "\"}", v, (int)(2 * k->outputs[0].size), bits);
     else
         printf("{\"value\": \"%s\", \"bits\": \"0x%0*" PRIx64 "\"}", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf",
-            (int)(2 * k->elem_size), bits);
+            (int)(2 * k->outputs[0].size), bits);
 }
 
 /* JSON text: the check's detail has no quotes or backslashes, but say so by escaping. */
@@ -204,10 +205,10 @@ static void print_json_text(const char *s)
 int tkh_accuracy_case(tkh_context *ctx, const tkh_kernel_info *k, uint64_t samples, uint64_t seed,
     int first)
 {
-    const int exhaustive = k->arity == 1 && k->elem_size <= 4;
-    const uint64_t total = exhaustive ? (uint64_t)1 << (8 * k->elem_size) : samples;
+    const int exhaustive = k->arity == 1 && k->outputs[0].size <= 4;
+    const uint64_t total = exhaustive ? (uint64_t)1 << (8 * k->outputs[0].size) : samples;
     const size_t chunk = total < CHUNK ? (size_t)total : CHUNK;
-    const size_t size = k->elem_size;
+    const size_t size = k->outputs[0].size;
     unsigned char *host_in[3] = { NULL, NULL, NULL }, *host_out = NULL, *dev_in[3] = { NULL, NULL, NULL },
                   *dev_out = NULL;
     unsigned char worst_inputs[3][8] = { { 0 } }, worst_output[8] = { 0 };

@@ -50,17 +50,17 @@ static void spread(double *v, int n, double out[3])
  * point when grid is 0, else the raw launcher at that grid. 'times' gets the median,
  * 10th and 90th percentiles in seconds. Returns 0; 1 after a runtime failure (said on
  * stderr); 2 when the entry point failed (tkh_last_error says why). */
-static int time_on_device(tkh_context *ctx, const tkh_kernel_info *k, const void *const *in,
-    void *out, size_t n, unsigned grid, hipEvent_t start, hipEvent_t stop, double *samples,
+static int time_on_device(tkh_context *ctx, const tkh_kernel_info *k, const tkh_args *args,
+    size_t n, unsigned grid, hipEvent_t start, hipEvent_t stop, double *samples,
     int reps, double times[3])
 {
     for (int r = -3; r < reps; ++r) {
         CHECK_OR(hipEventRecord(start, NULL), return 1);
         if (grid == 0) {
-            if (tkh_kernel_launch(ctx, k, in, k->arity, out, n, NULL) != TKH_OK)
+            if (tkh_kernel_enqueue(ctx, k, args, n, NULL) != TKH_OK)
                 return 2;
         } else {
-            CHECK_OR(k->launch(in, out, n, grid, k->block, NULL, NULL), return 1);
+            CHECK_OR(k->launch(args->inputs, args->outputs, args->scalars, n, grid, k->block, NULL, NULL), return 1);
         }
         CHECK_OR(hipEventRecord(stop, NULL), return 1);
         CHECK_OR(hipEventSynchronize(stop), return 1);
@@ -77,10 +77,28 @@ static int time_on_device(tkh_context *ctx, const tkh_kernel_info *k, const void
 int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int reps, int first)
 {
     int rc = 1, timed = 0;  /* timed: what time_on_device returned */
-    const size_t in_bytes = n * k->elem_size;
-    const size_t out_bytes = (k->out_count ? k->out_count : n) * k->elem_size;
-    void *d_in[3] = { NULL, NULL, NULL }, *d_out = NULL, *scratch = NULL;
-    unsigned char *h_in[3] = { NULL, NULL, NULL }, *h_out = NULL;
+    const size_t outputs = k->out_count ? k->out_count : n;
+    size_t in_bytes[TKH_MAX_INPUTS] = { 0 }, out_bytes[TKH_MAX_OUTPUTS] = { 0 }, widest = 0;
+    double bytes = 0; /* read and written by the kernel */
+    for (unsigned a = 0; a < k->arity; ++a) {
+        in_bytes[a] = n * k->inputs[a].size;
+        widest = in_bytes[a] > widest ? in_bytes[a] : widest;
+        bytes += (double)in_bytes[a];
+    }
+    for (unsigned o = 0; o < k->output_count; ++o) {
+        out_bytes[o] = outputs * k->outputs[o].size;
+        widest = out_bytes[o] > widest ? out_bytes[o] : widest;
+        bytes += (double)out_bytes[o];
+    }
+    void *d_in[TKH_MAX_INPUTS] = { NULL }, *d_out[TKH_MAX_OUTPUTS] = { NULL }, *scratch = NULL, *d_copy = NULL;
+    unsigned char *h_in[TKH_MAX_INPUTS] = { NULL }, *h_out[TKH_MAX_OUTPUTS] = { NULL };
+    /* Scalars: bytes 0x3F, normal values of every float width, ordinary integers (bool: 1). */
+    unsigned char scalar_bytes[TKH_MAX_SCALARS][8];
+    const void *scalars[TKH_MAX_SCALARS];
+    for (unsigned j = 0; j < k->scalar_count; ++j) {
+        memset(scalar_bytes[j], strcmp(k->scalars[j].type, "bool") == 0 ? 1 : 0x3F, 8);
+        scalars[j] = scalar_bytes[j];
+    }
     double *samples = malloc(sizeof(double) * 3 * (size_t)reps); /* three series at most */
     hipEvent_t start = NULL, stop = NULL;
     void *pinned_in = NULL, *pinned_out = NULL;
@@ -90,30 +108,36 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     if (samples == NULL)
         goto done;
     for (unsigned a = 0; a < k->arity; ++a) {
-        CHECK(hipMalloc(&d_in[a], in_bytes));
-        /* Bytes 0x3F, 0x40, 0x41: normal floats of every width (no slow subnormal
-         * arithmetic in the oracle), ordinary integers. */
-        CHECK(hipMemset(d_in[a], 0x3F + (int)a, in_bytes));
-        if ((h_in[a] = malloc(in_bytes)) == NULL)
+        /* Bytes 0x3F, 0x40, 0x41, ...: normal floats of every width (no slow subnormal
+         * arithmetic in the oracle), ordinary integers; bool arrays hold 1. */
+        const int fill = strcmp(k->inputs[a].type, "bool") == 0 ? 1 : 0x3F + (int)a;
+        CHECK(hipMalloc(&d_in[a], in_bytes[a]));
+        CHECK(hipMemset(d_in[a], fill, in_bytes[a]));
+        if ((h_in[a] = malloc(in_bytes[a])) == NULL)
             goto done;
-        memset(h_in[a], 0x3F + (int)a, in_bytes);
+        memset(h_in[a], fill, in_bytes[a]);
     }
-    CHECK(hipMalloc(&d_out, out_bytes));
-    if ((h_out = malloc(out_bytes)) == NULL)
-        goto done;
+    for (unsigned o = 0; o < k->output_count; ++o) {
+        CHECK(hipMalloc(&d_out[o], out_bytes[o]));
+        if ((h_out[o] = malloc(out_bytes[o])) == NULL)
+            goto done;
+    }
+    CHECK(hipMalloc(&d_copy, widest));
     CHECK(hipEventCreate(&start));
     CHECK(hipEventCreate(&stop));
-    const void *dev_inputs[3] = { d_in[0], d_in[1], d_in[2] };
-    const void *host_inputs[3] = { h_in[0], h_in[1], h_in[2] };
+    const tkh_args dev_args = { (const void *const *)d_in, k->arity, d_out, k->output_count, scalars,
+        k->scalar_count };
+    const tkh_args host_args = { (const void *const *)h_in, k->arity, (void *const *)h_out, k->output_count,
+        scalars, k->scalar_count };
 
-    /* Device entry point, timed on the GPU; then a device-to-device copy of the output's
-     * bytes, the bandwidth an elementwise kernel is held to (bytes read + written). */
-    if ((timed = time_on_device(ctx, k, dev_inputs, d_out, n, 0, start, stop, samples, reps, device)) != 0)
+    /* Device entry point, timed on the GPU; then a device-to-device copy of the widest
+     * array's bytes, the bandwidth an elementwise kernel is held to (bytes read + written). */
+    if ((timed = time_on_device(ctx, k, &dev_args, n, 0, start, stop, samples, reps, device)) != 0)
         goto fail_or_done;
     double copy[3] = { INFINITY, 0, 0 }; /* elementwise only: a reduction's output is one element */
     for (int r = -3; r < reps && k->out_count == 0; ++r) {
         CHECK(hipEventRecord(start, NULL));
-        CHECK(hipMemcpyAsync(d_out, d_in[0], out_bytes, hipMemcpyDeviceToDevice, NULL));
+        CHECK(hipMemcpyAsync(d_copy, d_in[0], widest < in_bytes[0] ? widest : in_bytes[0], hipMemcpyDeviceToDevice, NULL));
         CHECK(hipEventRecord(stop, NULL));
         CHECK(hipEventSynchronize(stop));
         float ms = 0;
@@ -130,7 +154,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
      * rounds, and the median of the rounds' ratios. */
     {
         tkh_report probe;
-        if (tkh_kernel_run(ctx, k, host_inputs, k->arity, h_out, n, &probe) != TKH_OK)
+        if (tkh_kernel_call(ctx, k, &host_args, n, &probe) != TKH_OK)
             goto fail;
         grid = probe.launch_grid;
         if (k->scratch_size)
@@ -144,9 +168,9 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
                 double t0 = now();
                 for (int c = 0; c < calls; ++c) {
                     if (!raw) {
-                        if (tkh_kernel_launch(ctx, k, dev_inputs, k->arity, d_out, n, NULL) != TKH_OK)
+                        if (tkh_kernel_enqueue(ctx, k, &dev_args, n, NULL) != TKH_OK)
                             goto fail;
-                    } else if (k->launch(dev_inputs, d_out, n, grid, block, scratch, NULL) != 0) {
+                    } else if (k->launch(dev_args.inputs, d_out, scalars, n, grid, block, scratch, NULL) != 0) {
                         goto fail;
                     }
                 }
@@ -173,11 +197,11 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
         size_t used = 0;
         for (size_t m = 0; m < sizeof per_unit / sizeof per_unit[0] && units > 0; ++m) {
             double med[3];
-            if ((timed = time_on_device(ctx, k, dev_inputs, d_out, n, units * per_unit[m], start,
+            if ((timed = time_on_device(ctx, k, &dev_args, n, units * per_unit[m], start,
                      stop, samples, reps, med)) != 0)
                 goto fail_or_done;
             used += (size_t)snprintf(sweep + used, sizeof sweep - used, "%s{\"blocks_per_unit\": %u, \"tb_per_s\": %.6g}",
-                m ? ", " : "", per_unit[m], (double)(in_bytes * k->arity + out_bytes) / med[0] * 1e-12);
+                m ? ", " : "", per_unit[m], bytes / med[0] * 1e-12);
         }
     }
 
@@ -190,21 +214,23 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     const int cap = n >= ((size_t)1 << 24) ? 5 : n >= ((size_t)1 << 20) ? 20 : reps;
     const int host_reps = reps < cap ? reps : cap;
     double *host_s = samples, *raw_s = samples + reps, *pinned_s = samples + 2 * (size_t)reps;
-    CHECK(hipHostMalloc(&pinned_in, in_bytes, hipHostMallocDefault));
-    CHECK(hipHostMalloc(&pinned_out, out_bytes, hipHostMallocDefault));
+    CHECK(hipHostMalloc(&pinned_in, widest, hipHostMallocDefault));
+    CHECK(hipHostMalloc(&pinned_out, widest, hipHostMallocDefault));
     for (int r = -1; r < host_reps; ++r) {
         double t0 = now();
-        if (tkh_kernel_run(ctx, k, host_inputs, k->arity, h_out, n, NULL) != TKH_OK)
+        if (tkh_kernel_call(ctx, k, &host_args, n, NULL) != TKH_OK)
             goto fail;
         double t1 = now();
         for (unsigned a = 0; a < k->arity; ++a)
-            CHECK(hipMemcpy(d_in[a], h_in[a], in_bytes, hipMemcpyHostToDevice));
-        CHECK(k->launch(dev_inputs, d_out, n, grid, block, scratch, NULL));
-        CHECK(hipMemcpy(h_out, d_out, out_bytes, hipMemcpyDeviceToHost));
+            CHECK(hipMemcpy(d_in[a], h_in[a], in_bytes[a], hipMemcpyHostToDevice));
+        CHECK(k->launch(dev_args.inputs, d_out, scalars, n, grid, block, scratch, NULL));
+        for (unsigned o = 0; o < k->output_count; ++o)
+            CHECK(hipMemcpy(h_out[o], d_out[o], out_bytes[o], hipMemcpyDeviceToHost));
         double t2 = now();
         for (unsigned a = 0; a < k->arity; ++a)
-            CHECK(hipMemcpy(d_in[a], pinned_in, in_bytes, hipMemcpyHostToDevice));
-        CHECK(hipMemcpy(pinned_out, d_out, out_bytes, hipMemcpyDeviceToHost));
+            CHECK(hipMemcpy(d_in[a], pinned_in, in_bytes[a], hipMemcpyHostToDevice));
+        for (unsigned o = 0; o < k->output_count; ++o)
+            CHECK(hipMemcpy(pinned_out, d_out[o], out_bytes[o], hipMemcpyDeviceToHost));
         double t3 = now();
         if (r >= 0) {
             host_s[r] = t1 - t0;
@@ -216,7 +242,6 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     spread(raw_s, host_reps, raw_trip);
     spread(pinned_s, host_reps, pinned);
 
-    const double bytes = (double)in_bytes * k->arity + (double)out_bytes;
     printf("%s  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"bytes\": %.0f, \"reps\": %d,\n"
            "   \"device_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g},"
            " \"device_tb_per_s\": %.6g, \"copy_tb_per_s\": %.6g,\n"
@@ -228,7 +253,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
            " \"host_path_over_pinned\": %.4g,\n"
            "   \"grid_sweep\": [%s]}",
         first ? "" : ",\n", k->op, k->type, n, bytes, reps, device[0], device[1], device[2],
-        bytes / device[0] * 1e-12, 2.0 * (double)out_bytes / copy[0] * 1e-12, api_call, raw_call, call_ratio, host[0], host[1], host[2],
+        bytes / device[0] * 1e-12, 2.0 * (double)(widest < in_bytes[0] ? widest : in_bytes[0]) / copy[0] * 1e-12, api_call, raw_call, call_ratio, host[0], host[1], host[2],
         raw_trip[0], raw_trip[1], raw_trip[2], host[0] / raw_trip[0], pinned[0], pinned[1],
         pinned[2], host[0] / pinned[0], sweep);
     fflush(stdout);
@@ -240,17 +265,20 @@ fail_or_done:
 fail:
     fprintf(stderr, "tokitai-hip: bench %s_%s n=%zu: %s\n", k->op, k->type, n, tkh_last_error());
 done:
-    for (unsigned a = 0; a < 3; ++a) {
+    for (unsigned a = 0; a < TKH_MAX_INPUTS; ++a) {
         hipFree(d_in[a]);
         free(h_in[a]);
     }
-    hipFree(d_out);
+    for (unsigned o = 0; o < TKH_MAX_OUTPUTS; ++o) {
+        hipFree(d_out[o]);
+        free(h_out[o]);
+    }
+    hipFree(d_copy);
     hipFree(scratch);
     if (pinned_in)
         hipHostFree(pinned_in);
     if (pinned_out)
         hipHostFree(pinned_out);
-    free(h_out);
     free(samples);
     if (start)
         hipEventDestroy(start);

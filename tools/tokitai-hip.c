@@ -230,9 +230,15 @@ static int cmd_run(const options *o)
             o->positional[0], o->positional[1]);
         return 1;
     }
-    if (o->n == 0 || o->n > SIZE_MAX / k->elem_size / (k->arity + 1)) {
+    size_t widest = 1;
+    for (unsigned a = 0; a < k->arity; ++a)
+        widest = k->inputs[a].size > widest ? k->inputs[a].size : widest;
+    for (unsigned j = 0; j < k->output_count; ++j)
+        widest = k->outputs[j].size > widest ? k->outputs[j].size : widest;
+    const size_t arrays = k->arity + k->output_count;
+    if (o->n == 0 || o->n > SIZE_MAX / widest / arrays) {
         fprintf(stderr, "tokitai-hip: --n %zu is out of range: expected 1..%zu\n", o->n,
-            SIZE_MAX / k->elem_size / (k->arity + 1));
+            SIZE_MAX / widest / arrays);
         return 2;
     }
     uint64_t seed = o->have_seed ? o->seed : 1;
@@ -240,34 +246,50 @@ static int cmd_run(const options *o)
     if (parse_oracle(o, seed, &policy) != 0)
         return 2;
     uint64_t state = seed;
-    size_t bytes = o->n * k->elem_size;
-    void *buffers[4] = { NULL, NULL, NULL, NULL }; /* the inputs, then the output */
-    for (unsigned i = 0; i <= k->arity; ++i) {
+    /* The inputs, then the outputs; random bits (bool: 0 or 1), and so the scalars. */
+    void *buffers[TKH_MAX_INPUTS + TKH_MAX_OUTPUTS] = { NULL };
+    unsigned char scalar_bytes[TKH_MAX_SCALARS][8];
+    const void *scalars[TKH_MAX_SCALARS];
+    int ok = 1;
+    for (unsigned i = 0; i < arrays && ok; ++i) {
+        const tkh_operand *x = i < k->arity ? &k->inputs[i] : &k->outputs[i - k->arity];
+        const size_t bytes = (i < k->arity || k->out_count == 0 ? o->n : k->out_count) * x->size;
         if ((buffers[i] = malloc(bytes)) == NULL) {
             fprintf(stderr, "tokitai-hip: allocating %zu bytes of host memory failed\n", bytes);
-            for (unsigned j = 0; j < i; ++j)
-                free(buffers[j]);
-            return 1;
-        }
-        if (i < k->arity)
+            ok = 0;
+        } else if (i < k->arity) {
             fill_random(buffers[i], bytes, &state);
+            if (strcmp(x->type, "bool") == 0)
+                for (size_t e = 0; e < bytes; ++e)
+                    ((unsigned char *)buffers[i])[e] &= 1;
+        }
     }
-    fprintf(stderr, "tokitai-hip: run %s %s, n = %zu, seed = %" PRIu64 "\n", k->op, k->type, o->n, seed);
+    for (unsigned j = 0; j < k->scalar_count; ++j) {
+        fill_random(scalar_bytes[j], sizeof scalar_bytes[j], &state);
+        if (strcmp(k->scalars[j].type, "bool") == 0)
+            scalar_bytes[j][0] &= 1;
+        scalars[j] = scalar_bytes[j];
+    }
+    tkh_status st = TKH_ERR_HOST_ALLOC;
     tkh_context *ctx = NULL;
-    tkh_report report;
-    tkh_status st = tkh_context_create(&ctx, o->device);
-    if (st == TKH_OK)
-        st = tkh_context_set_oracle(ctx, &policy);
-    if (st == TKH_OK) {
-        const void *inputs[3] = { buffers[0], buffers[1], buffers[2] };
-        st = tkh_kernel_run(ctx, k, inputs, k->arity, buffers[k->arity], o->n, &report);
-        int json = o->format && strcmp(o->format, "json") == 0;
-        print_formatted(json ? (format_fn)tkh_report_to_json : (format_fn)tkh_report_to_markdown, &report);
+    if (ok) {
+        fprintf(stderr, "tokitai-hip: run %s %s, n = %zu, seed = %" PRIu64 "\n", k->op, k->type, o->n, seed);
+        tkh_report report;
+        st = tkh_context_create(&ctx, o->device);
+        if (st == TKH_OK)
+            st = tkh_context_set_oracle(ctx, &policy);
+        if (st == TKH_OK) {
+            const tkh_args args = { (const void *const *)buffers, k->arity, buffers + k->arity,
+                k->output_count, scalars, k->scalar_count };
+            st = tkh_kernel_call(ctx, k, &args, o->n, &report);
+            int json = o->format && strcmp(o->format, "json") == 0;
+            print_formatted(json ? (format_fn)tkh_report_to_json : (format_fn)tkh_report_to_markdown, &report);
+        }
+        if (st != TKH_OK)
+            fprintf(stderr, "tokitai-hip: %s: %s\n", tkh_status_name(st), tkh_last_error());
     }
-    if (st != TKH_OK)
-        fprintf(stderr, "tokitai-hip: %s: %s\n", tkh_status_name(st), tkh_last_error());
     tkh_context_destroy(ctx);
-    for (unsigned i = 0; i <= k->arity; ++i)
+    for (unsigned i = 0; i < arrays; ++i)
         free(buffers[i]);
     return st == TKH_OK ? 0 : 1;
 }
@@ -402,7 +424,11 @@ static int cmd_accuracy(const options *o)
     int rc = 0, first = 1;
     for (size_t i = 0; i < reg->count && rc == 0; ++i) {
         const tkh_kernel_info *k = reg->kernels[i];
-        if (strcmp(k->compare_rule, "ulp") == 0 && listed(o->positional[0], k->op)
+        /* The ulp rule's kernels of one type, one output and no scalars (the math ops). */
+        int one_type = k->output_count == 1 && k->scalar_count == 0;
+        for (unsigned a = 0; a < k->arity; ++a)
+            one_type &= strcmp(k->inputs[a].type, k->outputs[0].type) == 0;
+        if (strcmp(k->compare_rule, "ulp") == 0 && one_type && listed(o->positional[0], k->op)
             && listed(o->positional[1], k->type)) {
             rc = tkh_accuracy_case(ctx, k, samples, seed, first);
             first = 0;

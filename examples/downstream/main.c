@@ -11,7 +11,7 @@
 
 int main(void)
 {
-    const float a[4] = { 2.0f, -1.0f, 0.5f, 3.0f }, x[4] = { 1.0f, 2.0f, 4.0f, -1.0f };
+    const float alpha = 2.0f, x[4] = { 1.0f, 2.0f, 4.0f, -1.0f };
     const float y[4] = { 0.25f, 0.0f, -1.0f, 3.0f };
     float out[4];
 
@@ -22,21 +22,29 @@ int main(void)
         fprintf(stderr, "my_app: a kernel is missing from its registry\n");
         return 1;
     }
+    printf("axpy f32: %s\n", axpy->signature);
     tkh_context *ctx = NULL;
     tkh_status st = tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV);
     if (st == TKH_ERR_NO_DEVICE) {
         printf("no GPU: %s\n", tkh_last_error());
         return 77;
     }
+    /* A scalar by value, two arrays; then two outputs from one pass. */
+    const int32_t num[4] = { 7, -7, INT32_MIN, 5 }, den[4] = { 2, 2, -1, 0 };
+    int32_t q[4], r[4];
     if (st == TKH_OK)
-        st = my_ops_axpy_f32(ctx, a, x, y, out, 4, NULL);
+        st = my_ops_axpy_f32(ctx, alpha, x, y, out, 4, NULL);
+    if (st == TKH_OK)
+        st = my_ops_divmod_i32(ctx, num, den, q, r, 4, NULL);
     if (st != TKH_OK) {
         fprintf(stderr, "my_app: %s: %s\n", tkh_status_name(st), tkh_last_error());
         tkh_context_destroy(ctx);
         return 1;
     }
-    for (int i = 0; i < 4; ++i) /* 2.25 -2 1 0, checked by the oracle already */
-        printf("%g * %g + %g = %g\n", a[i], x[i], y[i], out[i]);
+    for (int i = 0; i < 4; ++i) /* 2.25 4 7 1, checked by the oracle already */
+        printf("%g * %g + %g = %g\n", alpha, x[i], y[i], out[i]);
+    for (int i = 0; i < 4; ++i) /* 3 1, -3 -1, MIN 0, 0 5 */
+        printf("divmod(%d, %d) = %d, %d\n", num[i], den[i], q[i], r[i]);
 
     /* logistic over 2^28 float bit patterns (NaN, infinities and subnormals among them):
      * every result within the op's bound of its reference, and the report says how far

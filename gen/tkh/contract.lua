@@ -15,13 +15,42 @@ M.non_claims = {
   "no claim about inputs other than the ones compared in this run",
 }
 
+local function join(names)
+  if #names == 1 then return names[1] end
+  return table.concat(names, ", ", 1, #names - 1) .. " and " .. names[#names]
+end
+
 function M.obligations(k)
-  local operands = k.op.arity == 2 and "lhs, rhs and out" or "in and out"
-  return {
-    string.format("%s are dense %s buffers of n elements each", operands, k.type.name),
-    string.format("the kernel indexes %s by the same flat element index", operands),
-    "out is copied back and compared with the CPU oracle, the semantic authority",
+  local arrays, typed, same = {}, {}, true
+  for _, list in ipairs { k.inputs, k.outputs } do
+    for _, x in ipairs(list) do
+      arrays[#arrays + 1] = x.param
+      typed[#typed + 1] = x.param .. " " .. x.type.name
+      same = same and x.type == k.inputs[1].type
+    end
+  end
+  local first
+  if k.op.shape == "reduction" then
+    first = string.format("in is a dense %s buffer of n elements; out holds one element", k.type.name)
+  elseif same then
+    first = string.format("%s are dense %s buffers of n elements each", join(arrays), k.type.name)
+  else
+    first = string.format("%s are dense buffers of n elements each (%s)", join(arrays), table.concat(typed, ", "))
+  end
+  local out = {
+    first,
+    k.op.shape == "reduction" and "the kernel reads every element of in once"
+      or string.format("the kernel indexes %s by the same flat element index", join(arrays)),
+    #k.outputs > 1 and "the outputs are copied back and compared with the CPU oracle, the semantic authority"
+      or k.outputs[1].param .. " is copied back and compared with the CPU oracle, the semantic authority",
   }
+  if #k.scalars > 0 then
+    local names = {}
+    for _, x in ipairs(k.scalars) do names[#names + 1] = x.param end
+    out[#out + 1] = string.format("%s %s passed by value, the same for every element", join(names),
+      #names > 1 and "are" or "is")
+  end
+  return out
 end
 
 return M

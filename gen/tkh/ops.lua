@@ -5,6 +5,7 @@
 local types = require "tkh.types"
 local errors = require "tkh.errors"
 local sandbox = require "tkh.sandbox"
+local signature = require "tkh.signature"
 
 local M = {}
 
@@ -12,9 +13,10 @@ local M = {}
 -- identity, compare) are keyed by type name, family, domain or 'any' (tkh.types).
 local SHAPES = {
   elementwise = {
-    name = "required", arity = "required", types = "required", semantics = "required",
-    compute = "required", steps = "optional", reference = "optional", compare = "optional",
-    degradations = "optional", obligations = "optional", non_claims = "optional",
+    name = "required", arity = "optional", inputs = "optional", outputs = "optional",
+    types = "optional", semantics = "required", compute = "required", steps = "optional",
+    reference = "optional", compare = "optional", degradations = "optional",
+    obligations = "optional", non_claims = "optional",
   },
   reduction = {
     name = "required", types = "required", semantics = "required", combine = "required",
@@ -32,19 +34,19 @@ M.COMPARISONS = {
   ulp = "within a bound in ulps of the op's expression (or its 'reference') evaluated in a wider type",
 }
 
--- A ulp-rule kernel's bound on a platform ("amd", "nvidia"; the larger for any other, as
--- for a generator run outside CMake).
-function M.bound(k, platform)
-  return k.ulps[platform] or math.max(k.ulps.amd, k.ulps.nvidia)
+-- The bound of an output under the ulp rule on a platform ("amd", "nvidia"; the larger
+-- for any other, as for a generator run outside CMake).
+function M.bound(o, platform)
+  return o.ulps[platform] or math.max(o.ulps.amd, o.ulps.nvidia)
 end
 
--- The comparison of one kernel, in words, for the registry, the manifest and reports.
-function M.describe(k, platform)
-  if k.compare ~= "ulp" then return M.COMPARISONS[k.compare] end
+-- The comparison of one output, in words, for the registry, the manifest and reports.
+function M.describe(o, platform)
+  if o.compare ~= "ulp" then return M.COMPARISONS[o.compare] end
   return string.format("within %s ulps of %s: |device - reference| / ulp(reference), the "
     .. "%s evaluated in %s and not rounded; NaN, infinities, signed zeros and overflow "
-    .. "by rule", M.format_ulps(M.bound(k, platform)), k.type.name,
-    k.reference and "op's reference expression" or "expression", k.type.reference)
+    .. "by rule", M.format_ulps(M.bound(o, platform)), o.type.name,
+    o.reference and "op's reference expression" or "expression", o.type.reference)
 end
 
 -- A bound as written in texts: "2", "0.5", "1.25".
@@ -73,7 +75,7 @@ end
 M.is_identifier = is_identifier
 
 -- An expression is pasted into C and HIP code: it must stay one expression.
-local function check_expression(expr, what, arity, fail)
+local function check_expression(expr, what, fail)
   if type(expr) ~= "string" or expr:match("^%s*$") then
     fail("%s expression must be a non-empty string, got %s", what, type(expr))
   end
@@ -81,8 +83,12 @@ local function check_expression(expr, what, arity, fail)
   if bad then
     fail("%s expression '%s' contains '%s' (only one C expression is allowed)", what, expr, bad)
   end
+end
+
+-- The short form's operands are a, b and c, as many as its arity.
+local function check_arity(expr, what, arity, fail)
   local position = { a = 1, b = 2, c = 3 }
-  for word in expr:gmatch("[%a_][%w_]*") do
+  for _, word in ipairs(signature.identifiers(expr)) do
     if position[word] and position[word] > arity then
       fail("%s expression '%s' uses operand '%s' but arity is %d", what, expr, word, arity)
     end
@@ -144,11 +150,7 @@ local function expand_types(list, fail)
     if types.is_type(entry) then
       names = { entry }
     elseif types.group_keys[entry] then
-      names = {}
-      for _, t in ipairs(types.order) do
-        local keys = types.keys(t)
-        if entry == "any" or keys[2] == entry or keys[3] == entry then names[#names + 1] = t end
-      end
+      names = types.group(entry)
     else
       fail("unknown type '%s' (known: %s; groups: any, integer, float, signed, unsigned)",
         tostring(entry), table.concat(types.order, ", "))
@@ -161,34 +163,38 @@ local function expand_types(list, fail)
   return out
 end
 
--- Names a step may not take: the operands and the macros around an op's expression.
-local RESERVED = { a = true, b = true, c = true, T = true, U = true, W = true, TMIN = true,
-                   TMAX = true, BITS = true }
-
--- 'steps' of one type: { { "NAME", "expression" }, ... }, each a constant the next steps
--- and the compute expression may use (the generated function declares them in order).
-local function parse_steps(list, tname, arity, fail)
+-- 'steps': { { "NAME", "expression" [, "type"] }, ... }, each a constant the next steps
+-- and the expressions may use (the generated function declares them in order), of the
+-- type given (a type name or a placeholder) or else of the first output's type.
+local function parse_steps(list, k, names, fail)
   if list == nil then return {} end
-  if type(list) ~= "table" then fail("'steps' for %s must be a list of { name, expression }", tname) end
-  local out, named = {}, {}
+  local label = k.label
+  if type(list) ~= "table" then fail("'steps' for %s must be a list of { name, expression }", label) end
+  local out = {}
   for i, step in ipairs(list) do
-    if type(step) ~= "table" or type(step[1]) ~= "string" or step[3] ~= nil then
-      fail("steps[%d] for %s must be { name, expression }", i, tname)
+    if type(step) ~= "table" or type(step[1]) ~= "string" or step[4] ~= nil
+        or (step[3] ~= nil and type(step[3]) ~= "string") then
+      fail("steps[%d] for %s must be { name, expression } or { name, expression, type }", i, label)
     end
     local name = step[1]
-    if not name:match("^[%a_][%w_]*$") or #name > 40 or RESERVED[name] then
-      fail("step name '%s' for %s must be a C identifier other than a, b, c, T, U, W, TMIN, "
-        .. "TMAX and BITS", name, tname)
+    if not name:match("^[%a_][%w_]*$") or #name > 40 or signature.RESERVED[name] or names[name] then
+      fail("step name '%s' for %s must be a C identifier other than the operands, the "
+        .. "placeholders, T, U, W, TMIN, TMAX and BITS, and not defined twice", name, label)
     end
-    if named[name] then fail("step '%s' for %s is defined twice", name, tname) end
-    check_expression(step[2], "step " .. name, arity, fail)
-    named[name] = true
-    out[i] = { name = name, expr = step[2] }
+    local t = k.outputs[1].type
+    if step[3] ~= nil then
+      t = types.by_name[k.binding[step[3]] or step[3]]
+      if not t then fail("step '%s' for %s: unknown type '%s'", name, label, step[3]) end
+    end
+    check_expression(step[2], "step " .. name, fail)
+    signature.check_names(step[2], "step " .. name, names, fail)
+    names[name] = "step"
+    out[i] = { name = name, expr = step[2], type = t }
   end
   return out
 end
 
--- A kernel's comparison: "exact", "sum_bound", or "ulp" with its bound from { ulps = N }.
+-- A comparison: "exact", "sum_bound", or "ulp" with its bound from { ulps = N }.
 local function parse_compare(value, shape, t, fail)
   if value == nil then return "exact" end
   if type(value) == "table" then
@@ -209,7 +215,7 @@ local function parse_compare(value, shape, t, fail)
       end
     end
     if shape ~= "elementwise" or t.domain ~= "float" then
-      fail("compare { ulps = ... } is for elementwise ops over float types, not %s %s", t.name, shape)
+      fail("compare { ulps = ... } is for elementwise outputs of float types, not %s %s", t.name, shape)
     end
     return "ulp", ulps
   end
@@ -218,6 +224,221 @@ local function parse_compare(value, shape, t, fail)
     fail("unknown comparison '%s' (known: exact, sum_bound, or { ulps = N })", tostring(value))
   end
   return value
+end
+
+-- A per-type field's value for kernel k: a function of the binding (k.view), a table
+-- keyed by k's key type (its first placeholder's), or a value for every type.
+-- 'single' says which values are not tables of per-type entries (compare's { ulps = N }).
+local function resolve(value, k, single)
+  if type(value) == "function" then return value(k.view) end
+  if type(value) ~= "table" or (single and single(value)) then return value end
+  return lookup(value, k.type.name)
+end
+
+-- A field given per output ({ q = ..., r = ... }, keyed by output names), or nil when
+-- it is one for all outputs.
+local function per_output(value, k)
+  if type(value) ~= "table" or #value > 0 then return nil end
+  for _, name in ipairs(k.output_names) do
+    if value[name] ~= nil then return value end
+  end
+  return nil
+end
+
+-- Checks the keys of a per-type field (or of each entry of a per-output one).
+local function check_field(value, field, output_set, fail)
+  if type(value) ~= "table" or #value > 0 or (field:match("^compare") and value.ulps ~= nil) then return end
+  local by_output = false
+  for key in pairs(value) do by_output = by_output or output_set[key] ~= nil end
+  if not by_output then return check_keys(value, field, fail) end
+  for _, key in ipairs(sorted_keys(value)) do
+    if not output_set[key] then
+      fail("'%s' is keyed by output names, but '%s' is not an output", field, key)
+    end
+    check_field(value[key], field .. "." .. key, {}, fail)
+  end
+end
+
+local function is_ulps(v) return type(v) == "string" or v.ulps ~= nil end
+
+-- A read-only view of a type for op files' functions: name, c, compute, bits, family,
+-- domain, min, max.
+local function type_view(t)
+  return { name = t.name, c = t.c, compute = t.compute, bits = t.bits, family = t.family,
+           domain = t.domain, min = t.min, max = t.max }
+end
+
+-- The signature of an elementwise op: its own ('inputs', 'outputs') or the short form
+-- ('arity': operands a, b, c of type T, output 'out'), with the entry points' parameter
+-- names of each.
+local SHORT_PARAMS = { { "in" }, { "lhs", "rhs" }, { "in0", "in1", "in2" } }
+local function elementwise_signature(def, fail)
+  if def.arity ~= nil then
+    if def.inputs ~= nil or def.outputs ~= nil then
+      fail("'arity' is the short form of 'inputs' and 'outputs': give one or the other")
+    end
+    local arity = def.arity
+    if math.type(arity) ~= "integer" or arity < 1 or arity > 3 then
+      fail("arity must be 1, 2 or 3, got %s", tostring(arity))
+    end
+    local args = {}
+    for i = 1, arity do
+      args[i] = { name = ({ "a", "b", "c" })[i], type = "T", param = SHORT_PARAMS[arity][i] }
+    end
+    return args, { { name = "out", type = "T", param = "out" } }, true
+  end
+  if def.inputs == nil or def.outputs == nil then
+    fail("missing field '%s' (or the short form: arity)", def.inputs == nil and "inputs" or "outputs")
+  end
+  local seen = {}
+  local args = signature.parse(def.inputs, "inputs", true, seen, fail)
+  local outputs = signature.parse(def.outputs, "outputs", false, seen, fail)
+  local arrays, scalars = 0, 0
+  for _, a in ipairs(args) do
+    a.param = a.name
+    if a.scalar then scalars = scalars + 1 else arrays = arrays + 1 end
+  end
+  for _, o in ipairs(outputs) do o.param = o.name end
+  if arrays == 0 then fail("inputs: at least one array is needed (n is its length)") end
+  for kind, count in pairs { inputs = arrays, outputs = #outputs, scalars = scalars } do
+    if count > signature.MAX[kind] then
+      fail("%d %s declared: at most %d are supported", count, kind, signature.MAX[kind])
+    end
+  end
+  return args, outputs, false
+end
+
+-- The kernels of one elementwise declaration, one per binding of its placeholders.
+local function elementwise_kernels(def, op, fail, filter)
+  local args, outputs, short = elementwise_signature(def, fail)
+  local all = {}
+  for _, a in ipairs(args) do all[#all + 1] = a end
+  for _, o in ipairs(outputs) do all[#all + 1] = o end
+  local placeholders = signature.placeholders(all)
+  op.arity, op.short, op.placeholders = 0, short, placeholders
+  for _, a in ipairs(args) do if not a.scalar then op.arity = op.arity + 1 end end
+  local output_set = {}
+  for _, o in ipairs(outputs) do output_set[o.name] = true end
+  for _, field in ipairs { "compute", "reference", "compare", "degradations" } do
+    check_field(def[field], field, output_set, fail)
+  end
+  if type(def.steps) == "table" and #def.steps == 0 then check_keys(def.steps, "steps", fail) end
+  local kernels = {}
+  for _, b in ipairs(signature.bindings(placeholders, def.types, function(list) return expand_types(list, fail) end, fail)) do
+    local function typed(o)
+      local t = types.by_name[b[o.type] or o.type]
+      return { name = o.name, type = t, scalar = o.scalar, param = o.param }
+    end
+    local k = { op = op, binding = b, view = {}, args = {}, inputs = {}, scalars = {}, outputs = {},
+                output_names = {} }
+    for _, a in ipairs(args) do
+      local x = typed(a)
+      k.args[#k.args + 1] = x
+      table.insert(x.scalar and k.scalars or k.inputs, x)
+    end
+    for _, o in ipairs(outputs) do
+      k.outputs[#k.outputs + 1] = typed(o)
+      k.output_names[#k.output_names + 1] = o.name
+    end
+    local labels = {}
+    for _, p in ipairs(placeholders) do
+      labels[#labels + 1] = b[p]
+      k.view[p] = type_view(types.by_name[b[p]])
+    end
+    k.type = types.by_name[placeholders[1] and b[placeholders[1]] or k.inputs[1].type.name]
+    k.label = #labels > 0 and table.concat(labels, "_") or k.type.name
+    -- What the expressions may name: operands, placeholders and T's macros, then steps.
+    local names = {}
+    for _, x in ipairs(k.args) do names[x.name] = "operand" end
+    for _, p in ipairs(placeholders) do names[p] = "type" end
+    if b.T and k.view.T.domain == "integer" then
+      for m in pairs(signature.RESERVED) do names[m] = "macro" end
+    end
+    local function check(expr, what)
+      check_expression(expr, what, fail)
+      if short then check_arity(expr, what, op.arity, fail) end
+      signature.check_names(expr, what, names, fail)
+    end
+    k.steps = parse_steps(resolve(def.steps, k, function(v) return #v > 0 end), k, names, fail)
+    local computes, compares = per_output(def.compute, k), per_output(def.compare, k)
+    local references = per_output(def.reference, k)
+    if #k.outputs > 1 and not computes then
+      fail("%d outputs (%s): 'compute' must give one expression per output, keyed by name",
+        #k.outputs, table.concat(k.output_names, ", "))
+    end
+    for _, o in ipairs(k.outputs) do
+      local what = #k.outputs > 1 and "compute." .. o.name or "compute"
+      o.expr = resolve(computes and computes[o.name] or def.compute, k)
+      if o.expr == nil then
+        fail("no %s expression for type '%s' (give one of: %s)", what, k.label, table.concat(types.keys(k.type.name), ", "))
+      end
+      check(o.expr, what)
+      o.compare, o.ulps = parse_compare(resolve(compares and compares[o.name] or def.compare, k, is_ulps),
+        "elementwise", o.type, fail)
+      o.reference = resolve(references and references[o.name] or def.reference, k)
+      if o.reference ~= nil then check_expression(o.reference, "reference", fail) end
+      local text = o.expr
+      for _, step in ipairs(k.steps) do text = text .. " " .. step.expr end
+      if o.compare == "exact" and o.type.domain == "float" then
+        for _, word in ipairs(signature.identifiers(text)) do
+          if M.INEXACT_FUNCTIONS[word] or word:match("^tkh_fast_") then
+            fail("%s expression for %s calls %s, whose device and host results differ by ulps: "
+              .. "compare it within a bound, compare = { ulps = N } (docs/op-files.md)", what, k.label, word)
+          end
+        end
+      end
+    end
+    k.degradations = per_type_list(def.degradations, "degradations", k.type.name, fail)
+    local keep = not filter.ops or filter.ops[op.name]
+    for _, p in ipairs(placeholders) do keep = keep and (not filter.types or filter.types[b[p]]) end
+    if not placeholders[1] then keep = keep and (not filter.types or filter.types[k.type.name]) end
+    if keep then kernels[#kernels + 1] = k end
+    op.bound_types = op.bound_types or {}
+    for _, p in ipairs(placeholders) do op.bound_types[b[p]] = true end
+  end
+  return kernels
+end
+
+-- The kernels of one reduction declaration: a type T per kernel, an accumulator a and an
+-- element b in 'combine'.
+local function reduction_kernels(def, op, fail, filter)
+  op.arity = 1
+  local per_type = { compare = def.compare }
+  if type(def.compare) == "string" then per_type.compare = { any = def.compare } end
+  for _, field in ipairs { "combine", "reference", "identity", "compare" } do
+    check_keys(per_type[field] or def[field], field, fail)
+  end
+  local kernels = {}
+  for _, tname in ipairs(expand_types(def.types, fail)) do
+    local t = types.by_name[tname]
+    local expr = lookup(def.combine, tname)
+    if expr == nil then
+      fail("no combine expression for type '%s' (give one of: %s)", tname, table.concat(types.keys(tname), ", "))
+    end
+    local names = { a = "operand", b = "operand", T = "type" }
+    if t.domain == "integer" then for m in pairs(signature.RESERVED) do names[m] = "macro" end end
+    check_expression(expr, "combine", fail)
+    signature.check_names(expr, "combine", names, fail)
+    local k = { op = op, type = t, label = tname, binding = { T = tname }, steps = {},
+                degradations = per_type_list(def.degradations, "degradations", tname, fail) }
+    k.inputs = { { name = "in", type = t, param = "in" } }
+    k.args, k.scalars = k.inputs, {}
+    local out = { name = "out", type = t, param = "out", expr = expr,
+                  reference = lookup(def.reference, tname) }
+    k.outputs, k.output_names = { out }, { "out" }
+    if out.reference ~= nil then check_expression(out.reference, "reference", fail) end
+    k.identity = lookup(def.identity, tname)
+    if k.identity == nil then fail("no identity for type '%s'", tname) end
+    check_expression(k.identity, "identity", fail)
+    signature.check_names(k.identity, "identity", names, fail)
+    out.compare = parse_compare(lookup(per_type.compare, tname), "reduction", t, fail)
+    if (not filter.types or filter.types[tname]) and (not filter.ops or filter.ops[def.name]) then
+      kernels[#kernels + 1] = k
+    end
+    op.bound_types = op.bound_types or {}
+    op.bound_types[tname] = true
+  end
+  return kernels
 end
 
 local function validate(shape, def, where, seen, filter)
@@ -239,66 +460,15 @@ local function validate(shape, def, where, seen, filter)
     fail("name must be a lower-case C identifier of at most 40 characters ([a-z][a-z0-9_]*)")
   end
   if seen[def.name] then fail("defined twice (first at %s)", seen[def.name]) end
-  local arity = shape == "reduction" and 1 or def.arity
-  if math.type(arity) ~= "integer" or arity < 1 or arity > 3 then
-    fail("arity must be 1, 2 or 3, got %s", tostring(arity))
-  end
   if type(def.semantics) ~= "string" or def.semantics == "" then
     fail("'semantics' must be a non-empty string")
   end
-  local main = shape == "reduction" and "combine" or "compute"
-  -- One comparison or one list of steps for every type (compare = "exact", { ulps = 2 };
-  -- steps = { { "D", "a - b" } }) is the table keyed 'any' that holds it.
-  local per_type = { compare = def.compare, steps = def.steps }
-  if type(def.compare) == "string" or (type(def.compare) == "table" and def.compare.ulps ~= nil) then
-    per_type.compare = { any = def.compare }
-  end
-  if type(def.steps) == "table" and #def.steps > 0 then per_type.steps = { any = def.steps } end
-  for _, field in ipairs { main, "reference", "identity", "compare", "steps" } do
-    if fields[field] then check_keys(per_type[field] or def[field], field, fail) end
-  end
-
   local op = {
-    name = def.name, shape = shape, arity = arity, semantics = def.semantics, where = where,
+    name = def.name, shape = shape, semantics = def.semantics, where = where,
     obligations = string_list(def.obligations, "obligations", fail),
     non_claims = string_list(def.non_claims, "non_claims", fail),
-    kernels = {},
   }
-  for _, tname in ipairs(expand_types(def.types, fail)) do
-    local expr = lookup(def[main], tname)
-    if expr == nil then
-      fail("no %s expression for type '%s' (give one of: %s)", main, tname,
-        table.concat(types.keys(tname), ", "))
-    end
-    -- A reduction combines an accumulator a with an element b.
-    check_expression(expr, main, shape == "reduction" and 2 or arity, fail)
-    local k = { op = op, type = types.by_name[tname], expr = expr,
-                steps = parse_steps(lookup(per_type.steps, tname), tname, arity, fail),
-                degradations = per_type_list(def.degradations, "degradations", tname, fail) }
-    k.reference = lookup(def.reference, tname)
-    if k.reference ~= nil then
-      check_expression(k.reference, "reference", shape == "reduction" and 2 or arity, fail)
-    end
-    if shape == "reduction" then
-      k.identity = lookup(def.identity, tname)
-      if k.identity == nil then fail("no identity for type '%s'", tname) end
-      check_expression(k.identity, "identity", 1, fail)
-    end
-    k.compare, k.ulps = parse_compare(lookup(per_type.compare, tname), shape, k.type, fail)
-    local text = expr
-    for _, step in ipairs(k.steps) do text = text .. " " .. step.expr end
-    if k.compare == "exact" and k.type.domain == "float" then
-      for word in text:gmatch("[%a_][%w_]*") do
-        if M.INEXACT_FUNCTIONS[word] or word:match("^tkh_fast_") then
-          fail("%s expression for %s calls %s, whose device and host results differ by ulps: "
-            .. "compare it within a bound, compare = { ulps = N } (docs/op-files.md)", main, tname, word)
-        end
-      end
-    end
-    if (not filter.types or filter.types[tname]) and (not filter.ops or filter.ops[def.name]) then
-      op.kernels[#op.kernels + 1] = k
-    end
-  end
+  op.kernels = (shape == "reduction" and reduction_kernels or elementwise_kernels)(def, op, fail, filter)
   seen[def.name] = where
   return op
 end

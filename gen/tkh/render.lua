@@ -27,28 +27,18 @@ local function file_of(where)
   return (where:gsub(":%d+$", ""))
 end
 
--- Names of one (op, type) kernel: entry points, device symbol, launcher, registry entry.
--- Entry point parameter names, per arity.
-local PARAMS = { { "in" }, { "lhs", "rhs" }, { "in0", "in1", "in2" } }
-local OPERANDS = { "a", "b", "c" }
-
+-- Names of one kernel: entry points, device symbol, launcher, registry entry, and per
+-- operand its C types and names. A single output's function is the oracle's name; each
+-- of several is named after its output.
 local function kernel_names(k, prefix, oracle_dir, platform)
-  local id = k.op.name .. "_" .. k.type.name
-  local arity = k.op.arity
-  return {
-    params = table.move(PARAMS[arity], 1, arity, 1, {}),
-    operands = table.move(OPERANDS, 1, arity, 1, {}),
-    id = id, op = k.op, type = k.type, expr = k.expr, steps = k.steps,
-    identity = k.identity, reference = k.reference, compare = k.compare,
-    degradations = k.degradations,
+  local id = k.op.name .. "_" .. k.label
+  local n = {
+    id = id, label = k.label, op = k.op, type = k.type, steps = k.steps, binding = k.binding,
+    identity = k.identity, degradations = k.degradations,
+    args = k.args, inputs = k.inputs, scalars = k.scalars, outputs = {},
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",
     oracle = prefix .. "_oracle_" .. id,
-    reference_fn = prefix .. "_reference_" .. id,
-    -- The ulp rule's bound on the platform built for (registry and manifest only: they are
-    -- written once the platform is known), and the larger of the two (every other file).
-    ulps = k.ulps and ops_loader.bound(k, platform), ulps_max = k.ulps and ops_loader.bound(k),
-    comparison = ops_loader.describe(k, platform),
     oracle_header = oracle_dir .. "/" .. id .. ".h",
     identity_fn = prefix .. "_identity_" .. id,
     symbol = prefix .. "k_" .. id,
@@ -57,12 +47,62 @@ local function kernel_names(k, prefix, oracle_dir, platform)
     info = prefix .. "i_kernel_" .. id,
     op_file = file_of(k.op.where),
   }
+  local rules, seen_rule, texts, bound = {}, {}, {}, nil
+  for i, o in ipairs(k.outputs) do
+    local suffix = #k.outputs > 1 and "_" .. o.name or ""
+    local out = {
+      name = o.name, type = o.type, param = o.param, expr = o.expr, compare = o.compare,
+      reference = o.reference, index = i - 1,
+      fn = n.oracle .. suffix, reference_fn = prefix .. "_reference_" .. id .. suffix,
+      -- The ulp rule's bound on the platform built for (registry and manifest only: they
+      -- are written once the platform is known), and the larger of the two (every other file).
+      ulps = o.ulps and ops_loader.bound(o, platform), ulps_max = o.ulps and ops_loader.bound(o),
+      comparison = ops_loader.describe(o, platform),
+    }
+    n.outputs[i] = out
+    if not seen_rule[o.compare] then seen_rule[o.compare], rules[#rules + 1] = true, o.compare end
+    texts[#texts + 1] = (#k.outputs > 1 and o.name .. ": " or "") .. out.comparison
+    if out.ulps then bound = math.max(bound or 0, out.ulps) end
+  end
+  -- The kernel's rule: its outputs' ("exact", "ulp", or "exact,ulp" where they differ).
+  n.compare, n.ulp_bound, n.comparison = table.concat(rules, ","), bound, table.concat(texts, "; ")
+  n.reference = n.outputs[1].reference
+  -- The entry points' parameters, in declared order: arrays as pointers, scalars by value.
+  local params = {}
+  for _, a in ipairs(k.args) do
+    params[#params + 1] = a.scalar and (a.type.c .. " " .. a.param) or ("const " .. a.type.c .. " *" .. a.param)
+  end
+  for _, o in ipairs(k.outputs) do params[#params + 1] = o.type.c .. " *" .. o.param end
+  n.entry_params = table.concat(params, ", ")
+  -- Elements per thread and step on aligned arrays: 16 bytes of the widest.
+  local widest = 1
+  for _, x in ipairs(k.inputs) do widest = math.max(widest, x.type.bits // 8) end
+  for _, x in ipairs(k.outputs) do widest = math.max(widest, x.type.bits // 8) end
+  n.vector_width = 16 // widest
+  for i, a in ipairs(k.inputs) do a.index = i - 1 end
+  for i, a in ipairs(k.scalars) do a.index = i - 1 end
+  -- The C signature, as the registry and reports show it: "f32 x, scalar f32 alpha -> f32 out".
+  local ins, outs = {}, {}
+  for _, a in ipairs(k.args) do ins[#ins + 1] = (a.scalar and "scalar " or "") .. a.type.name .. " " .. a.param end
+  for _, o in ipairs(k.outputs) do outs[#outs + 1] = o.type.name .. " " .. o.param end
+  n.signature = table.concat(ins, ", ") .. " -> " .. table.concat(outs, ", ")
+  return n
 end
 
--- The names an op's expressions use, defined around each oracle function only.
-local function macro_list(t)
-  local m = { { "T", t.compute } }
-  if t.domain == "integer" then
+-- The names an op's expressions use, defined around each oracle function only: each
+-- placeholder as its type's compute type (or, with 'wide', the ulp rule's reference
+-- type for floats), and for an integer T its limits.
+local function macro_list(k, wide)
+  local m = {}
+  local names = {}
+  for name in pairs(k.binding) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local t = types.by_name[k.binding[name]]
+    m[#m + 1] = { name, wide and t.reference or t.compute }
+  end
+  local t = k.binding.T and types.by_name[k.binding.T]
+  if t and t.domain == "integer" then
     m[#m + 1] = { "U", t.unsigned }
     m[#m + 1] = { "W", t.wide }
     m[#m + 1] = { "TMIN", t.min == "0" and "((T)0)" or t.min }
@@ -72,16 +112,30 @@ local function macro_list(t)
   return m
 end
 
-local function macros(t)
+local function macros(k, wide)
   local lines = {}
-  for _, m in ipairs(macro_list(t)) do lines[#lines + 1] = "#define " .. m[1] .. " " .. m[2] end
+  for _, m in ipairs(macro_list(k, wide)) do lines[#lines + 1] = "#define " .. m[1] .. " " .. m[2] end
   return table.concat(lines, "\n")
 end
 
-local function unmacros(t)
+local function unmacros(k)
   local lines = {}
-  for _, m in ipairs(macro_list(t)) do lines[#lines + 1] = "#undef " .. m[1] end
+  for _, m in ipairs(macro_list(k)) do lines[#lines + 1] = "#undef " .. m[1] end
   return table.concat(lines, "\n")
+end
+
+-- A type's edge values as C expressions of its own, without the macros T, TMIN, TMAX
+-- and BITS (an op's arguments may be of several types).
+local function edge_list(t)
+  local out = {}
+  if t.domain ~= "integer" then return table.concat(t.edges, ", ") end
+  for i, e in ipairs(t.edges) do
+    out[i] = e:gsub("%f[%w_]TMIN%f[^%w_]", "(" .. t.c .. ")" .. t.min)
+      :gsub("%f[%w_]TMAX%f[^%w_]", "(" .. t.c .. ")" .. t.max)
+      :gsub("%f[%w_]BITS%f[^%w_]", tostring(t.bits))
+      :gsub("%f[%w_]T%f[^%w_]", t.c)
+  end
+  return table.concat(out, ", ")
 end
 
 -- C expressions converting between the memory type and the compute type.
@@ -108,11 +162,14 @@ function M.all(ops, opts, build_info)
   if #kernels == 0 then errors.raise("no kernel to generate: the op files declare none") end
 
   local types_used, seen_type = {}, {}
+  local used = {}
+  for _, k in ipairs(kernels) do
+    for _, x in ipairs(k.args) do used[x.type.name] = true end
+    for _, x in ipairs(k.outputs) do used[x.type.name] = true end
+  end
   for _, name in ipairs(types.order) do
-    for _, k in ipairs(kernels) do
-      if k.type.name == name and not seen_type[name] then
-        seen_type[name], types_used[#types_used + 1] = true, k.type
-      end
+    if used[name] and not seen_type[name] then
+      seen_type[name], types_used[#types_used + 1] = true, types.by_name[name]
     end
   end
 
@@ -134,6 +191,7 @@ function M.all(ops, opts, build_info)
     oracle_header = opts.include_dir .. "/" .. opts.name .. "_oracle.h",
     compare_header = opts.include_dir .. "/" .. opts.name .. "_compare.h",
     types_used = types_used, macros = macros, unmacros = unmacros, load = load, store = store,
+    edge_list = edge_list,
     ops_format_ulps = ops_loader.format_ulps, reduce_block = 256,
     guard = (opts.prefix .. "_" .. opts.name):upper(),
     kernels = kernels, units = units, ops = ops, op_files = table.concat(op_files, ", "),

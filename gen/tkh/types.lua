@@ -70,10 +70,29 @@ add("f64", { c = "double", compute = "double", bits = 64, inf_bits = "0x7FF00000
                        "-DBL_MAX", "DBL_MIN", "0x1p-1074", "-0x1p-1074", "0.5", "3.0",
                        "0x1.5555555555555p-2", "0x1.fffffffffffffp+52", "1e-300" } })
 
+-- bool: one byte, 0 or 1 (masks, comparison results). Computed in C's bool, so any
+-- non-zero byte reads as true and every result is stored as 0 or 1. Only a declaration
+-- that names it gets it: the groups (any, integer, ...) do not include it.
+add("bool", { c = "uint8_t", compute = "bool", bits = 8, family = "bool", domain = "bool",
+              fmt = "PRIu8", min = "0", max = "1", edges = { "0", "1" } })
+
 -- The keys an op's table may use, most specific first, for a type.
 function M.keys(name)
   local t = M.by_name[name]
+  if t.domain == "bool" then return { name, "any" } end
   return { name, t.family, t.domain, "any" }
+end
+
+-- The numeric types a group stands for (bool is in none).
+function M.group(entry)
+  local names = {}
+  for _, name in ipairs(M.order) do
+    local t = M.by_name[name]
+    if t.domain ~= "bool" and (entry == "any" or t.family == entry or t.domain == entry) then
+      names[#names + 1] = name
+    end
+  end
+  return names
 end
 
 function M.is_type(name)

@@ -65,12 +65,14 @@ void tkhi_release_buffers(tkh_context *ctx)
             tkhi_stream_drain(slot->stream);
         tkhi_stream_destroy(slot->stream);
         slot->stream = NULL;
-        for (int i = 0; i < TKHI_MAX_INPUTS; ++i) {
+        for (int i = 0; i < TKH_MAX_INPUTS; ++i) {
             release(&slot->dev_in[i], tkhi_device_free);
             release(&slot->pinned_in[i], tkhi_pinned_free);
         }
-        release(&slot->dev_out, tkhi_device_free);
-        release(&slot->pinned_out, tkhi_pinned_free);
+        for (int o = 0; o < TKH_MAX_OUTPUTS; ++o) {
+            release(&slot->dev_out[o], tkhi_device_free);
+            release(&slot->pinned_out[o], tkhi_pinned_free);
+        }
         tkhi_event_destroy(slot->done);
         slot->done = NULL;
     }

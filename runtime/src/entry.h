@@ -4,18 +4,33 @@
 
 #include "internal.h"
 
-extern TKH_HIDDEN const char *const tkhi_input_names[TKHI_MAX_INPUTS];
+/* The arrays of one call, as pointers that can be moved to an element (tkhi_arrays_at). */
+typedef struct tkhi_arrays {
+    const void *in[TKH_MAX_INPUTS];
+    void *out[TKH_MAX_OUTPUTS];
+} tkhi_arrays;
 
+/* Byte sizes of one call's arrays. */
 typedef struct tkhi_sizes {
-    size_t in;   /* bytes of each input */
-    size_t out;  /* bytes of the output */
+    size_t in[TKH_MAX_INPUTS];   /* bytes of each input */
+    size_t out[TKH_MAX_OUTPUTS]; /* bytes of each output */
+    size_t widest;               /* bytes of the widest element of any array */
 } tkhi_sizes;
 
-/* Checks shared by both paths, ending with admission; on success *bytes holds the
- * buffer sizes. */
+/* Checks shared by both paths, ending with admission; on success *arrays holds the
+ * arrays and *bytes their sizes. */
 TKH_HIDDEN tkh_status tkhi_check_args(const char *fn, tkh_context *ctx,
-    const tkh_kernel_info *kernel, const void *const *inputs, unsigned input_count,
-    const void *out, size_t n, tkhi_sizes *bytes);
+    const tkh_kernel_info *kernel, const tkh_args *args, size_t n, tkhi_arrays *arrays,
+    tkhi_sizes *bytes);
+
+/* 'base' with every array moved to element 'index'. */
+TKH_HIDDEN void tkhi_arrays_at(const tkh_kernel_info *kernel, const tkhi_arrays *base, size_t index,
+    tkhi_arrays *at);
+
+/* The args of a one-output kernel without scalars (tkh_kernel_run, tkh_kernel_launch);
+ * TKH_ERR_ARITY for any other kernel. */
+TKH_HIDDEN tkh_status tkhi_single_output(const char *fn, const tkh_kernel_info *kernel,
+    const void *const *inputs, unsigned input_count, void *const *out, tkh_args *args);
 
 /* The grid and block the kernel runs with over n elements. */
 TKH_HIDDEN void tkhi_launch_shape(const tkh_context *ctx, const tkh_kernel_info *kernel,
@@ -23,8 +38,12 @@ TKH_HIDDEN void tkhi_launch_shape(const tkh_context *ctx, const tkh_kernel_info 
 
 /* Enqueues the kernel through the platform layer; a failure is TKH_ERR_LAUNCH. */
 TKH_HIDDEN tkh_status tkhi_enqueue(tkh_context *ctx, const tkh_kernel_info *kernel,
-    const void *const *inputs, void *out, size_t n, unsigned grid, unsigned block,
-    void *scratch, void *stream);
+    const tkhi_arrays *arrays, const void *const *scalars, size_t n, unsigned grid,
+    unsigned block, void *scratch, void *stream);
+
+/* The name of input or output i in messages: "input 0 (lhs)", "output 1 (r)". */
+TKH_HIDDEN const char *tkhi_array_name(const tkh_kernel_info *kernel, int output, unsigned i,
+    char *buf, size_t size);
 
 /* Appends a line to the report's evidence (dropped beyond TKH_REPORT_MAX_EVIDENCE). */
 TKH_HIDDEN void tkhi_evidence(tkh_report *r, const char *fmt, ...) TKHI_PRINTF(2, 3);

@@ -11,11 +11,11 @@
 typedef struct run {
     tkh_context *ctx;
     const tkh_kernel_info *kernel;
-    const void *const *inputs;
-    void *out;
+    tkhi_arrays arrays;     /* the caller's */
+    const void *const *scalars;
     size_t n;
     tkhi_sizes bytes;
-    size_t chunk_bytes;     /* of each input per chunk, for this call (call_chunk_bytes) */
+    size_t chunk_bytes;     /* of the widest array per chunk, for this call (call_chunk_bytes) */
     size_t corrupt_index;   /* the test hook, taken from the context for this call */
     unsigned corrupt_bit;
     unsigned grid, block;   /* of the first (or only) launch */
@@ -62,14 +62,14 @@ static inline size_t tkhi_chunk_length(size_t n, size_t first, size_t chunk)
 TKH_HIDDEN tkh_status tkhi_run_sync_failed(const run *r, int err);
 TKH_HIDDEN tkh_status tkhi_run_copy_failed(const run *r, int err, const char *what);
 
-/* Test hook: flips the planned bit of the planned output element when it lies in
+/* Test hook: flips the planned bit of the planned element of output 0 when it lies in
  * [first, first + count) of d_out, once the kernel has run on 'stream'. */
 TKH_HIDDEN tkh_status tkhi_run_corrupt(run *r, unsigned char *d_out, size_t first, size_t count, void *stream);
 
-/* The device work of each kind of run, with the context's lock held; 'result' receives
- * the output of a run that is not chunked. */
-TKH_HIDDEN tkh_status tkhi_run_whole(run *r, void *result);
+/* The device work of each kind of run, with the context's lock held; 'results' receive
+ * the outputs of a run that is not chunked. */
+TKH_HIDDEN tkh_status tkhi_run_whole(run *r, void *const *results);
 TKH_HIDDEN tkh_status tkhi_run_chunked(run *r, size_t chunk);
-TKH_HIDDEN tkh_status tkhi_run_reduction(run *r, void *result);
+TKH_HIDDEN tkh_status tkhi_run_reduction(run *r, void *const *results);
 
 #endif

@@ -9,7 +9,6 @@
 
 #include "tokitai_hip/tokitai_hip.h"
 
-#define TKHI_MAX_INPUTS 3
 /* Host path: chunks in flight. With three instead of two, the H200 builder's host path at
  * 2^28 took 0.92 x the time on average over 15 cases (docs/performance.md). */
 #define TKHI_SLOTS 3
@@ -28,7 +27,8 @@ typedef struct tkhi_buffer {
 typedef struct tkhi_slot {
     void *stream;  /* hipStream_t */
     void *done;    /* hipEvent_t */
-    tkhi_buffer dev_in[TKHI_MAX_INPUTS], dev_out, pinned_in[TKHI_MAX_INPUTS], pinned_out;
+    tkhi_buffer dev_in[TKH_MAX_INPUTS], dev_out[TKH_MAX_OUTPUTS];
+    tkhi_buffer pinned_in[TKH_MAX_INPUTS], pinned_out[TKH_MAX_OUTPUTS];
 } tkhi_slot;
 
 /* A reduction's partials on the device path, one buffer per stream: work on one stream

@@ -66,19 +66,17 @@ static size_t first_sample(const tkhi_oracle *o, size_t at)
     return lo;
 }
 
-void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs, const void *out,
+void tkhi_oracle_part_run(const tkhi_oracle *o, const tkhi_arrays *arrays, const void *const *scalars,
     size_t first, size_t lo, size_t hi, tkhi_oracle_part *result)
 {
     const tkh_kernel_info *k = o->kernel;
     if (lo >= hi || o->policy.mode == TKH_ORACLE_OFF || result->bad != SIZE_MAX)
         return;
-    const void *in[TKHI_MAX_INPUTS];
+    tkhi_arrays at;
     if (o->policy.mode == TKH_ORACLE_FULL) {
-        for (unsigned a = 0; a < k->arity; ++a)
-            in[a] = (const unsigned char *)inputs[a] + lo * k->elem_size;
+        tkhi_arrays_at(k, arrays, lo, &at);
         const double worst = result->note.worst;
-        size_t bad = k->check(in, (const unsigned char *)out + lo * k->elem_size, hi - lo, 0, 0,
-            &result->note);
+        size_t bad = k->check(at.in, (const void *const *)at.out, scalars, hi - lo, 0, 0, &result->note);
         if (result->note.worst > worst) /* the check's index is of this piece */
             result->note.worst_index += lo;
         result->compared += bad < hi - lo ? bad + 1 : hi - lo;
@@ -88,12 +86,10 @@ void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs, const
     }
     for (size_t s = first_sample(o, first + lo); s < o->policy.samples && o->samples[s] < first + hi; ++s) {
         const size_t i = o->samples[s] - first;
-        for (unsigned a = 0; a < k->arity; ++a)
-            in[a] = (const unsigned char *)inputs[a] + i * k->elem_size;
+        tkhi_arrays_at(k, arrays, i, &at);
         ++result->compared;
         const double worst = result->note.worst;
-        const size_t agree = k->check(in, (const unsigned char *)out + i * k->elem_size, 1, 0, 0,
-            &result->note);
+        const size_t agree = k->check(at.in, (const void *const *)at.out, scalars, 1, 0, 0, &result->note);
         if (result->note.worst > worst)
             result->note.worst_index = i;
         if (agree == 0) {
@@ -124,8 +120,8 @@ int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle_part *part
 
 typedef struct range_job {
     const tkhi_oracle *o;
-    const void *const *inputs;
-    const void *out;
+    const tkhi_arrays *arrays;
+    const void *const *scalars;
     size_t first, count;
     tkhi_oracle_part parts[TKHI_CREW_MAX];
 } range_job;
@@ -136,13 +132,13 @@ static void range_part(void *arg, unsigned part, unsigned parts)
     size_t lo, hi;
     tkhi_split(job->count, job->count, part, parts, &lo, &hi);
     tkhi_oracle_part_start(&job->parts[part]);
-    tkhi_oracle_part_run(job->o, job->inputs, job->out, job->first, lo, hi, &job->parts[part]);
+    tkhi_oracle_part_run(job->o, job->arrays, job->scalars, job->first, lo, hi, &job->parts[part]);
 }
 
-int tkhi_oracle_range(tkhi_oracle *o, const void *const *inputs, const void *out, size_t first,
+int tkhi_oracle_range(tkhi_oracle *o, const tkhi_arrays *arrays, const void *const *scalars, size_t first,
     size_t count)
 {
-    range_job job = { .o = o, .inputs = inputs, .out = out, .first = first, .count = count };
+    range_job job = { .o = o, .arrays = arrays, .scalars = scalars, .first = first, .count = count };
     const unsigned parts = o->crew != NULL ? o->crew->size : 1;
     if (parts > 1)
         tkhi_crew_run(o->crew, range_part, &job);
@@ -151,16 +147,17 @@ int tkhi_oracle_range(tkhi_oracle *o, const void *const *inputs, const void *out
     return tkhi_oracle_merge(o, first, job.parts, parts);
 }
 
-int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const void *out, size_t n,
-    unsigned grid, unsigned block)
+int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const tkhi_arrays *arrays,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block)
 {
+    (void)scalars;
     const tkh_kernel_info *k = o->kernel;
     if (o->policy.mode == TKH_ORACLE_OFF)
         return 0;
     o->compared = 1;
     for (unsigned p = 1; p < count; ++p)
         k->merge(&folds[0], &folds[p]);
-    if (k->finish(&folds[0], out, n, grid, block, &o->note) == n)
+    if (k->finish(&folds[0], arrays->out[0], n, grid, block, &o->note) == n)
         return 0;
     o->bad = 0;
     return 1;
@@ -178,22 +175,22 @@ static void fold_part(void *arg, unsigned part, unsigned parts)
     fold_job *job = arg;
     size_t lo, hi;
     tkhi_split(job->n, job->n, part, parts, &lo, &hi);
-    job->kernel->fold(job->input + lo * job->kernel->elem_size, hi - lo, &job->parts[part]);
+    job->kernel->fold(job->input + lo * job->kernel->inputs[0].size, hi - lo, &job->parts[part]);
 }
 
-int tkhi_oracle_reduction(tkhi_oracle *o, const void *const *inputs, const void *out, size_t n,
+int tkhi_oracle_reduction(tkhi_oracle *o, const tkhi_arrays *arrays, const void *const *scalars, size_t n,
     unsigned grid, unsigned block)
 {
     const tkh_kernel_info *k = o->kernel;
     if (o->policy.mode == TKH_ORACLE_OFF)
         return 0;
     if (o->crew != NULL && k->fold != NULL) { /* the crew folds a part each */
-        fold_job job = { .kernel = k, .input = inputs[0], .n = n };
+        fold_job job = { .kernel = k, .input = arrays->in[0], .n = n };
         tkhi_crew_run(o->crew, fold_part, &job);
-        return tkhi_oracle_folded(o, job.parts, o->crew->size, out, n, grid, block);
+        return tkhi_oracle_folded(o, job.parts, o->crew->size, arrays, scalars, n, grid, block);
     }
     o->compared = 1;
-    if (k->check(inputs, out, n, grid, block, &o->note) == n)
+    if (k->check(arrays->in, (const void *const *)arrays->out, scalars, n, grid, block, &o->note) == n)
         return 0;
     o->bad = 0;
     return 1;

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "crew.h"
-#include "internal.h"
+#include "entry.h"
 
 typedef struct tkhi_oracle {
     const tkh_kernel_info *kernel;
@@ -22,10 +22,10 @@ typedef struct tkhi_oracle {
 TKH_HIDDEN tkh_status tkhi_oracle_begin(tkhi_oracle *o, const tkh_kernel_info *kernel,
     const tkh_oracle_policy *policy, size_t n, tkhi_crew *crew);
 
-/* Compares outputs [first, first + count) of an elementwise run under the policy;
- * 'inputs' and 'out' point at element 'first'. Returns 1 when one differs (o->bad is
- * then set), else 0. */
-TKH_HIDDEN int tkhi_oracle_range(tkhi_oracle *o, const void *const *inputs, const void *out,
+/* Compares elements [first, first + count) of an elementwise run under the policy;
+ * 'arrays' point at element 'first'. Returns 1 when one differs (o->bad is then set),
+ * else 0. */
+TKH_HIDDEN int tkhi_oracle_range(tkhi_oracle *o, const tkhi_arrays *arrays, const void *const *scalars,
     size_t first, size_t count);
 
 /* Outputs [lo, hi) of a range, for callers that already run on the crew (the chunked
@@ -46,8 +46,8 @@ static inline void tkhi_oracle_part_start(tkhi_oracle_part *part)
     part->note.worst_index = 0;
 }
 
-TKH_HIDDEN void tkhi_oracle_part_run(const tkhi_oracle *o, const void *const *inputs,
-    const void *out, size_t first, size_t lo, size_t hi, tkhi_oracle_part *result);
+TKH_HIDDEN void tkhi_oracle_part_run(const tkhi_oracle *o, const tkhi_arrays *arrays,
+    const void *const *scalars, size_t first, size_t lo, size_t hi, tkhi_oracle_part *result);
 
 /* Folds the parts' results of one range into o. Returns 1 when one differs. */
 TKH_HIDDEN int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle_part *parts,
@@ -55,12 +55,12 @@ TKH_HIDDEN int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle
 
 /* A reduction's one output (fully checked under any policy but off), folded over the
  * crew when there is one. Returns 1 when it differs. */
-TKH_HIDDEN int tkhi_oracle_reduction(tkhi_oracle *o, const void *const *inputs, const void *out,
-    size_t n, unsigned grid, unsigned block);
+TKH_HIDDEN int tkhi_oracle_reduction(tkhi_oracle *o, const tkhi_arrays *arrays,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block);
 
 /* The same from folds the caller made (count of them, in input order), merged here. */
-TKH_HIDDEN int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const void *out,
-    size_t n, unsigned grid, unsigned block);
+TKH_HIDDEN int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count,
+    const tkhi_arrays *arrays, const void *const *scalars, size_t n, unsigned grid, unsigned block);
 
 TKH_HIDDEN void tkhi_oracle_end(tkhi_oracle *o);
 

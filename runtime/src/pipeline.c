@@ -4,6 +4,7 @@
  * of run share: the failures, the timed steps and waits with their evidence, and the
  * test hook. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "host_path.h"
@@ -47,13 +48,13 @@ void tkhi_run_timing_evidence(const run *r, const char *work)
         r->crew_seconds, work, r->wait_seconds);
 }
 
-/* Test hook: flip one bit of output element 'index' of d_out (covering outputs
- * [first, first + count)) once the kernel has run on 'stream'. */
+/* Test hook: flip one bit of element 'index' of output 0, d_out (covering elements
+ * [first, first + count)), once the kernel has run on 'stream'. */
 tkh_status tkhi_run_corrupt(run *r, unsigned char *d_out, size_t first, size_t count, void *stream)
 {
     if (r->corrupt_index < first || r->corrupt_index - first >= count)
         return TKH_OK;
-    const size_t size = r->kernel->elem_size, index = r->corrupt_index;
+    const size_t size = r->kernel->outputs[0].size, index = r->corrupt_index;
     const unsigned bit = r->corrupt_bit % (unsigned)(size * 8);
     unsigned char element[8] = { 0 };
     unsigned char *d = d_out + (index - first) * size;
@@ -70,17 +71,29 @@ tkh_status tkhi_run_corrupt(run *r, unsigned char *d_out, size_t first, size_t c
     return TKH_OK;
 }
 
-/* Enqueues copies in, the kernel and the copy out of outputs [first, first + count) on a
- * slot's stream; the slot's event records the end. 'src' are the inputs at 'first'. */
-static tkh_status enqueue_chunk(run *r, tkhi_slot *slot, const void *const *src, void *dst,
+/* The slot's device buffers as arrays of one call. */
+static void device_arrays(const run *r, const tkhi_slot *slot, tkhi_arrays *d)
+{
+    memset(d, 0, sizeof *d);
+    for (unsigned a = 0; a < r->kernel->arity; ++a)
+        d->in[a] = slot->dev_in[a].ptr;
+    for (unsigned o = 0; o < r->kernel->output_count; ++o)
+        d->out[o] = slot->dev_out[o].ptr;
+}
+
+/* Enqueues copies in, the kernel and the copies out of elements [first, first + count) on
+ * a slot's stream; the slot's event records the end. 'src' are the inputs and 'dst' the
+ * outputs, both at element 'first'. */
+static tkh_status enqueue_chunk(run *r, tkhi_slot *slot, const tkhi_arrays *src, void *const *dst,
     size_t first, size_t count)
 {
     const tkh_kernel_info *k = r->kernel;
-    const size_t bytes = count * k->elem_size;
+    char name[80];
     for (unsigned a = 0; a < k->arity; ++a) {
-        int err = tkhi_copy_to_device(r->ctx, slot->dev_in[a].ptr, src[a], bytes, slot->stream);
+        int err = tkhi_copy_to_device(r->ctx, slot->dev_in[a].ptr, src->in[a], count * k->inputs[a].size,
+            slot->stream);
         if (err != 0)
-            return tkhi_run_copy_failed(r, err, tkhi_input_names[a]);
+            return tkhi_run_copy_failed(r, err, tkhi_array_name(k, 0, a, name, sizeof name));
     }
     unsigned grid, block;
     tkhi_launch_shape(r->ctx, k, count, &grid, &block);
@@ -88,16 +101,20 @@ static tkh_status enqueue_chunk(run *r, tkhi_slot *slot, const void *const *src,
         r->grid = grid;
         r->block = block;
     }
-    const void *d_in[TKHI_MAX_INPUTS] = { slot->dev_in[0].ptr, slot->dev_in[1].ptr, slot->dev_in[2].ptr };
-    tkh_status st = tkhi_enqueue(r->ctx, k, d_in, slot->dev_out.ptr, count, grid, block, NULL, slot->stream);
+    tkhi_arrays d;
+    device_arrays(r, slot, &d);
+    tkh_status st = tkhi_enqueue(r->ctx, k, &d, r->scalars, count, grid, block, NULL, slot->stream);
     if (st == TKH_OK)
-        st = tkhi_run_corrupt(r, slot->dev_out.ptr, first, count, slot->stream);
+        st = tkhi_run_corrupt(r, slot->dev_out[0].ptr, first, count, slot->stream);
     if (st != TKH_OK)
         return st;
-    int err = tkhi_copy_to_host(r->ctx, dst, slot->dev_out.ptr, bytes, slot->stream);
-    if (err != 0)
-        return tkhi_run_copy_failed(r, err, "out");
-    err = tkhi_event_record(r->ctx, slot->done, slot->stream);
+    for (unsigned o = 0; o < k->output_count; ++o) {
+        int err = tkhi_copy_to_host(r->ctx, dst[o], slot->dev_out[o].ptr, count * k->outputs[o].size,
+            slot->stream);
+        if (err != 0)
+            return tkhi_run_copy_failed(r, err, tkhi_array_name(k, 1, o, name, sizeof name));
+    }
+    int err = tkhi_event_record(r->ctx, slot->done, slot->stream);
     return err == 0 ? TKH_OK : tkhi_run_sync_failed(r, err);
 }
 
@@ -105,37 +122,66 @@ static tkh_status enqueue_chunk(run *r, tkhi_slot *slot, const void *const *src,
 static tkh_status slot_buffers(run *r, tkhi_slot *slot, size_t count, int staged)
 {
     const tkh_kernel_info *k = r->kernel;
-    const size_t bytes = count * k->elem_size;
     tkh_status st = TKH_OK;
+    char name[80];
     for (unsigned a = 0; a < k->arity && st == TKH_OK; ++a) {
-        st = tkhi_device_buffer(r->ctx, &slot->dev_in[a], bytes, tkhi_input_names[a]);
+        const size_t bytes = count * k->inputs[a].size;
+        st = tkhi_device_buffer(r->ctx, &slot->dev_in[a], bytes, tkhi_array_name(k, 0, a, name, sizeof name));
         if (st == TKH_OK && staged)
             st = tkhi_pinned_buffer(r->ctx, &slot->pinned_in[a], bytes, "staging an input");
     }
-    if (st == TKH_OK)
-        st = tkhi_device_buffer(r->ctx, &slot->dev_out, bytes, "out");
-    if (st == TKH_OK && staged)
-        st = tkhi_pinned_buffer(r->ctx, &slot->pinned_out, bytes, "staging the output");
+    for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o) {
+        const size_t bytes = count * k->outputs[o].size;
+        st = tkhi_device_buffer(r->ctx, &slot->dev_out[o], bytes, tkhi_array_name(k, 1, o, name, sizeof name));
+        if (st == TKH_OK && staged)
+            st = tkhi_pinned_buffer(r->ctx, &slot->pinned_out[o], bytes, "staging an output");
+    }
     return st;
 }
 
-/* Elementwise, one chunk: straight from and to the caller's memory ('result' is out, or a
- * staging copy when out is also an input). */
-tkh_status tkhi_run_whole(run *r, void *result)
+/* Bytes of the arrays of one call, in words: "4096 bytes per input and 4096 for the
+ * output", or per array where they differ. */
+static void describe_bytes(const run *r, char *buf, size_t size)
+{
+    const tkh_kernel_info *k = r->kernel;
+    int same = 1;
+    for (unsigned a = 0; a < k->arity; ++a)
+        same &= r->bytes.in[a] == r->bytes.in[0];
+    if (same && k->output_count == 1) {
+        snprintf(buf, size, "%zu bytes per input and %zu for the output", r->bytes.in[0], r->bytes.out[0]);
+        return;
+    }
+    size_t len = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < k->arity + k->output_count && len < size; ++i) {
+        const int output = i >= k->arity;
+        const unsigned j = output ? i - k->arity : i;
+        const int w = snprintf(buf + len, size - len, "%s%zu for %s", i ? ", " : "",
+            output ? r->bytes.out[j] : r->bytes.in[j], output ? k->outputs[j].name : k->inputs[j].name);
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* Elementwise, one chunk: straight from and to the caller's memory ('results' are the
+ * outputs, or staging copies of those that are also inputs). */
+tkh_status tkhi_run_whole(run *r, void *const *results)
 {
     tkhi_slot *slot = &r->ctx->slots[0];
     tkh_status st = slot_buffers(r, slot, r->n, 0);
     if (st != TKH_OK)
         return st;
-    tkhi_evidence(r->report, "using device buffers of %zu bytes per input and %zu for the output on device %d (%s)",
-        r->bytes.in, r->bytes.out, r->ctx->device.selected, r->ctx->device.arch);
-    st = enqueue_chunk(r, slot, r->inputs, result, 0, r->n);
+    char sizes[160];
+    describe_bytes(r, sizes, sizeof sizes);
+    tkhi_evidence(r->report, "using device buffers of %s on device %d (%s)", sizes, r->ctx->device.selected,
+        r->ctx->device.arch);
+    st = enqueue_chunk(r, slot, &r->arrays, results, 0, r->n);
     int err = st == TKH_OK ? tkhi_stream_wait(r->ctx, slot->stream) : 0;
     if (err != 0)
         return tkhi_run_sync_failed(r, err);
     if (st == TKH_OK)
-        tkhi_evidence(r->report, "copied %u input%s in, ran %s with grid %u x block %u, copied the output back",
-            r->kernel->arity, r->kernel->arity == 1 ? "" : "s", r->kernel->symbol, r->grid, r->block);
+        tkhi_evidence(r->report, "copied %u input%s in, ran %s with grid %u x block %u, copied the output%s back",
+            r->kernel->arity, r->kernel->arity == 1 ? "" : "s", r->kernel->symbol, r->grid, r->block,
+            r->kernel->output_count == 1 ? "" : "s");
     return st;
 }
 
@@ -145,7 +191,7 @@ tkh_status tkhi_run_whole(run *r, void *result)
 typedef struct step {
     run *r;
     tkhi_slot *slot;
-    const void *staged[TKHI_MAX_INPUTS]; /* the slot's pinned inputs */
+    tkhi_arrays staged;        /* the slot's pinned inputs and outputs */
     size_t chunk;              /* elements per full chunk */
     size_t post_first, post_count, pre_first, pre_count;
     tkhi_oracle_part parts[TKHI_CREW_MAX];
@@ -156,29 +202,32 @@ static void step_part(void *arg, unsigned part, unsigned parts)
     step *s = arg;
     run *r = s->r;
     const tkh_kernel_info *k = r->kernel;
-    const size_t size = k->elem_size;
-    const size_t piece = TKHI_PIECE_BYTES / size;
-    const unsigned char *pinned_out = s->slot->pinned_out.ptr;
+    const size_t piece = TKHI_PIECE_BYTES / r->bytes.widest;
     size_t lo, hi;
     tkhi_split(s->chunk, s->post_count, part, parts, &lo, &hi);
     tkhi_oracle_part_start(&s->parts[part]);
     for (size_t at = lo; at < hi; at += piece) { /* each piece is copied out while in cache */
         const size_t to = at + tkhi_chunk_length(hi, at, piece);
-        tkhi_oracle_part_run(&r->oracle, s->staged, pinned_out, s->post_first, at, to, &s->parts[part]);
-        tkhi_stream_copy((unsigned char *)r->out + (s->post_first + at) * size, pinned_out + at * size,
-            (to - at) * size);
+        tkhi_oracle_part_run(&r->oracle, &s->staged, r->scalars, s->post_first, at, to, &s->parts[part]);
+        for (unsigned o = 0; o < k->output_count; ++o) {
+            const size_t size = k->outputs[o].size;
+            tkhi_stream_copy((unsigned char *)r->arrays.out[o] + (s->post_first + at) * size,
+                (const unsigned char *)s->staged.out[o] + at * size, (to - at) * size);
+        }
     }
     tkhi_split(s->chunk, s->pre_count, part, parts, &lo, &hi);
-    for (unsigned a = 0; a < k->arity; ++a) /* ordinary stores: see TKHI_PIECE_BYTES */
+    for (unsigned a = 0; a < k->arity; ++a) { /* ordinary stores: see TKHI_PIECE_BYTES */
+        const size_t size = k->inputs[a].size;
         memcpy((unsigned char *)s->slot->pinned_in[a].ptr + lo * size,
-            (const unsigned char *)r->inputs[a] + (s->pre_first + lo) * size, (hi - lo) * size);
+            (const unsigned char *)r->arrays.in[a] + (s->pre_first + lo) * size, (hi - lo) * size);
+    }
 }
 
 /* Elementwise over many chunks. Step c: wait for chunk c - TKHI_SLOTS's copy out, check
  * and copy it out while staging chunk c in the same slot, then enqueue chunk c; the chunks
  * between run on the device meanwhile. The oracle checks the staged inputs against the
- * staged output (the bytes the device saw and wrote), before the output reaches 'out', so
- * out may be an input. */
+ * staged outputs (the bytes the device saw and wrote), before the outputs reach the
+ * caller's, so an output may be an input. */
 tkh_status tkhi_run_chunked(run *r, size_t chunk)
 {
     const size_t chunks = (r->n + chunk - 1) / chunk;
@@ -193,8 +242,11 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
     int mismatch = 0;
     for (size_t c = 0; c < chunks + TKHI_SLOTS && st == TKH_OK && !mismatch; ++c) {
         tkhi_slot *slot = &r->ctx->slots[c % TKHI_SLOTS];
-        job = (step){ .r = r, .slot = slot, .chunk = chunk, .staged = { slot->pinned_in[0].ptr,
-            slot->pinned_in[1].ptr, slot->pinned_in[2].ptr } };
+        job = (step){ .r = r, .slot = slot, .chunk = chunk };
+        for (unsigned a = 0; a < r->kernel->arity; ++a)
+            job.staged.in[a] = slot->pinned_in[a].ptr;
+        for (unsigned o = 0; o < r->kernel->output_count; ++o)
+            job.staged.out[o] = slot->pinned_out[o].ptr;
         if (c >= TKHI_SLOTS) {
             int err = tkhi_run_wait_event(r, slot->done);
             if (err != 0) {
@@ -213,7 +265,7 @@ tkh_status tkhi_run_chunked(run *r, size_t chunk)
         if (job.post_count)
             mismatch = tkhi_oracle_merge(&r->oracle, job.post_first, job.parts, parts);
         if (c < chunks && !mismatch)
-            st = enqueue_chunk(r, slot, job.staged, slot->pinned_out.ptr, job.pre_first, job.pre_count);
+            st = enqueue_chunk(r, slot, &job.staged, job.staged.out, job.pre_first, job.pre_count);
     }
     if (mismatch)
         for (int s = 0; s < TKHI_SLOTS; ++s)

@@ -139,10 +139,11 @@ int tkhi_copy_to_host(tkh_context *ctx, void *dst, const void *src, size_t bytes
 }
 
 int tkhi_launch(tkh_context *ctx, const tkh_kernel_info *kernel, const void *const *inputs,
-    void *out, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
+    void *const *outputs, const void *const *scalars, size_t n, unsigned grid, unsigned block,
+    void *scratch, void *stream)
 {
     FAULT(TKH_FAULT_LAUNCH, hipErrorInvalidValue);
-    return kernel->launch(inputs, out, n, grid, block, scratch, stream);
+    return kernel->launch(inputs, outputs, scalars, n, grid, block, scratch, stream);
 }
 
 int tkhi_event_record(tkh_context *ctx, void *event, void *stream)

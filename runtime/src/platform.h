@@ -20,7 +20,8 @@ TKH_HIDDEN void tkhi_event_destroy(void *event);
 TKH_HIDDEN int tkhi_copy_to_device(tkh_context *ctx, void *dst, const void *src, size_t bytes, void *stream);
 TKH_HIDDEN int tkhi_copy_to_host(tkh_context *ctx, void *dst, const void *src, size_t bytes, void *stream);
 TKH_HIDDEN int tkhi_launch(tkh_context *ctx, const tkh_kernel_info *kernel, const void *const *inputs,
-    void *out, size_t n, unsigned grid, unsigned block, void *scratch, void *stream);
+    void *const *outputs, const void *const *scalars, size_t n, unsigned grid, unsigned block,
+    void *scratch, void *stream);
 TKH_HIDDEN int tkhi_event_record(tkh_context *ctx, void *event, void *stream);
 TKH_HIDDEN int tkhi_event_wait(tkh_context *ctx, void *event);
 TKH_HIDDEN int tkhi_stream_wait(tkh_context *ctx, void *stream);

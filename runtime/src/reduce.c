@@ -22,7 +22,7 @@ typedef struct stage_job {
 static void stage_part(void *arg, unsigned part, unsigned parts)
 {
     const stage_job *s = arg;
-    const size_t size = s->kernel->elem_size;
+    const size_t size = s->kernel->inputs[0].size;
     const size_t piece = TKHI_PIECE_BYTES / size;
     size_t lo, hi;
     tkhi_split(s->chunk, s->count, part, parts, &lo, &hi);
@@ -40,14 +40,16 @@ static tkh_status reduction_input(run *r, unsigned char *dev)
 {
     tkhi_slot *slots = r->ctx->slots;
     const tkh_kernel_info *k = r->kernel;
-    if (r->bytes.in <= r->chunk_bytes) {
-        int err = tkhi_copy_to_device(r->ctx, dev, r->inputs[0], r->bytes.in, slots[0].stream);
-        return err == 0 ? TKH_OK : tkhi_run_copy_failed(r, err, tkhi_input_names[0]);
+    char name[80];
+    tkhi_array_name(k, 0, 0, name, sizeof name);
+    if (r->bytes.in[0] <= r->chunk_bytes) {
+        int err = tkhi_copy_to_device(r->ctx, dev, r->arrays.in[0], r->bytes.in[0], slots[0].stream);
+        return err == 0 ? TKH_OK : tkhi_run_copy_failed(r, err, name);
     }
-    const size_t chunk = r->chunk_bytes / k->elem_size;
+    const size_t size = k->inputs[0].size, chunk = r->chunk_bytes / size;
     tkh_status st = TKH_OK;
     for (int s = 0; s < TKHI_SLOTS && st == TKH_OK; ++s)
-        st = tkhi_pinned_buffer(r->ctx, &slots[s].pinned_in[0], chunk * k->elem_size, "staging an input");
+        st = tkhi_pinned_buffer(r->ctx, &slots[s].pinned_in[0], chunk * size, "staging an input");
     if (st != TKH_OK)
         return st;
     for (size_t first = 0, c = 0; first < r->n; first += chunk, ++c) {
@@ -55,13 +57,12 @@ static tkh_status reduction_input(run *r, unsigned char *dev)
         int err = c >= TKHI_SLOTS ? tkhi_run_wait_event(r, slot->done) : 0;
         if (err != 0)
             return tkhi_run_sync_failed(r, err);
-        stage_job job = { k, (const unsigned char *)r->inputs[0] + first * k->elem_size,
+        stage_job job = { k, (const unsigned char *)r->arrays.in[0] + first * size,
             slot->pinned_in[0].ptr, chunk, tkhi_chunk_length(r->n, first, chunk), r->folds };
         tkhi_run_step(r, stage_part, &job);
-        err = tkhi_copy_to_device(r->ctx, dev + first * k->elem_size, job.dst, job.count * k->elem_size,
-            slot->stream);
+        err = tkhi_copy_to_device(r->ctx, dev + first * size, job.dst, job.count * size, slot->stream);
         if (err != 0)
-            return tkhi_run_copy_failed(r, err, tkhi_input_names[0]);
+            return tkhi_run_copy_failed(r, err, name);
         err = tkhi_event_record(r->ctx, slot->done, slot->stream);
         if (err != 0)
             return tkhi_run_sync_failed(r, err);
@@ -78,32 +79,38 @@ static tkh_status reduction_input(run *r, unsigned char *dev)
     return TKH_OK;
 }
 
-/* A reduction: the whole input on the device, one launch, one output element. */
-tkh_status tkhi_run_reduction(run *r, void *result)
+/* A reduction: the whole input on the device, one launch, out_count elements of each
+ * output. */
+tkh_status tkhi_run_reduction(run *r, void *const *results)
 {
     tkh_context *ctx = r->ctx;
+    const tkh_kernel_info *k = r->kernel;
     tkhi_slot *slot = &ctx->slots[0];
-    tkhi_launch_shape(ctx, r->kernel, r->n, &r->grid, &r->block);
-    tkh_status st = tkhi_device_buffer(ctx, &slot->dev_in[0], r->bytes.in, tkhi_input_names[0]);
-    if (st == TKH_OK)
-        st = tkhi_device_buffer(ctx, &slot->dev_out, r->bytes.out, "out");
+    tkhi_launch_shape(ctx, k, r->n, &r->grid, &r->block);
+    char name[80];
+    tkh_status st = tkhi_device_buffer(ctx, &slot->dev_in[0], r->bytes.in[0], tkhi_array_name(k, 0, 0, name, sizeof name));
+    for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o)
+        st = tkhi_device_buffer(ctx, &slot->dev_out[o], r->bytes.out[o], tkhi_array_name(k, 1, o, name, sizeof name));
     if (st == TKH_OK)
         st = tkhi_device_buffer(ctx, &ctx->scratch, (size_t)r->grid * r->kernel->scratch_size, "partials");
     if (st != TKH_OK)
         return st;
     tkhi_evidence(r->report, "using a device buffer of %zu bytes for the input on device %d (%s)",
-        r->bytes.in, ctx->device.selected, ctx->device.arch);
+        r->bytes.in[0], ctx->device.selected, ctx->device.arch);
     st = reduction_input(r, slot->dev_in[0].ptr);
-    const void *d_in[1] = { slot->dev_in[0].ptr };
+    tkhi_arrays d = { .in = { slot->dev_in[0].ptr } };
+    for (unsigned o = 0; o < k->output_count; ++o)
+        d.out[o] = slot->dev_out[o].ptr;
     if (st == TKH_OK)
-        st = tkhi_enqueue(ctx, r->kernel, d_in, slot->dev_out.ptr, r->n, r->grid, r->block,
-            ctx->scratch.ptr, slot->stream);
+        st = tkhi_enqueue(ctx, k, &d, r->scalars, r->n, r->grid, r->block, ctx->scratch.ptr, slot->stream);
     if (st == TKH_OK)
-        st = tkhi_run_corrupt(r, slot->dev_out.ptr, 0, 1, slot->stream);
-    int err = st == TKH_OK ? tkhi_copy_to_host(ctx, result, slot->dev_out.ptr, r->bytes.out, slot->stream) : 0;
-    if (err != 0)
-        st = tkhi_run_copy_failed(r, err, "out");
-    err = st == TKH_OK ? tkhi_stream_wait(ctx, slot->stream) : 0;
+        st = tkhi_run_corrupt(r, slot->dev_out[0].ptr, 0, k->out_count, slot->stream);
+    for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o) {
+        int err = tkhi_copy_to_host(ctx, results[o], slot->dev_out[o].ptr, r->bytes.out[o], slot->stream);
+        if (err != 0)
+            st = tkhi_run_copy_failed(r, err, tkhi_array_name(k, 1, o, name, sizeof name));
+    }
+    int err = st == TKH_OK ? tkhi_stream_wait(ctx, slot->stream) : 0;
     if (err != 0)
         st = tkhi_run_sync_failed(r, err);
     if (st == TKH_OK)

@@ -110,6 +110,8 @@ static value r_device_fp(const void *o) { return text(RUN(o)->device.fingerprint
 static value r_grid(const void *o) { return uint_(RUN(o)->launch_grid); }
 static value r_block(const void *o) { return uint_(RUN(o)->launch_block); }
 static value r_seconds(const void *o) { return (value){ .kind = F_REAL, .r = RUN(o)->seconds }; }
+static value r_signature(const void *o) { return text(KERNEL_TEXT(signature)); }
+static value r_scalars(const void *o) { return text(RUN(o)->scalars); }
 static value r_targets(const void *o) { return list(RUN(o)->kernel ? RUN(o)->kernel->targets : NULL); }
 static value r_evidence(const void *o)
 {
@@ -125,7 +127,8 @@ static value r_non_claims(const void *o) { return list(RUN(o)->kernel ? RUN(o)->
 static const field run_fields[] = {
     { "backend", r_backend }, { "status", r_status }, { "message", r_message },
     { "catalog", r_catalog }, { "op", r_op }, { "scalar_type", r_type },
-    { "kernel_symbol", r_symbol }, { "len", r_len }, { "cpu_oracle_mode", r_mode },
+    { "signature", r_signature }, { "kernel_symbol", r_symbol }, { "len", r_len },
+    { "scalars", r_scalars }, { "cpu_oracle_mode", r_mode },
     { "cpu_oracle_seed", r_seed }, { "cpu_oracle_checked", r_checked },
     { "cpu_oracle_compared", r_compared },
     { "cpu_oracle_matches", r_matches }, { "first_mismatch", r_mismatch },

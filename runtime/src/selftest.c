@@ -24,64 +24,91 @@ static void edge(unsigned char *elem, size_t size, unsigned which)
 }
 
 /* Values in [-1, 1): a bounded sum is only meaningful over finite inputs. */
-static void fill_moderate(const tkh_kernel_info *k, unsigned char *in, size_t n, uint64_t *s)
+static void fill_moderate(const tkh_operand *x, unsigned char *in, size_t n, uint64_t *s)
 {
     for (size_t i = 0; i < n; ++i) {
         double v = (double)(tkhi_splitmix64(s) >> 11) * 0x1p-52 - 1.0;
         float f = (float)v;
-        uint16_t h = strcmp(k->type, "f16") == 0 ? tkh_f32_to_f16(f) : tkh_f32_to_bf16(f);
-        if (k->elem_size == 8)
+        uint16_t h = strcmp(x->type, "f16") == 0 ? tkh_f32_to_f16(f) : tkh_f32_to_bf16(f);
+        if (x->size == 8)
             memcpy(in + i * 8, &v, 8);
-        else if (k->elem_size == 4)
+        else if (x->size == 4)
             memcpy(in + i * 4, &f, 4);
         else
             memcpy(in + i * 2, &h, 2);
     }
 }
 
-static void fill_inputs(const tkh_kernel_info *k, unsigned char **in, size_t n, uint64_t *s)
+/* Random bits (bool: 0 or 1, the values a bool holds) for 'count' values of x's type. */
+static void fill_random(const tkh_operand *x, unsigned char *v, size_t count, uint64_t *s)
 {
-    const size_t bytes = n * k->elem_size;
-    for (unsigned a = 0; a < k->arity; ++a) {
-        if (strcmp(k->compare_rule, "sum_bound") == 0) {
-            fill_moderate(k, in[a], n, s);
-            continue;
-        }
-        for (size_t i = 0; i < bytes; i += 8) {
-            uint64_t r = tkhi_splitmix64(s);
-            memcpy(in[a] + i, &r, bytes - i < 8 ? bytes - i : 8);
-        }
+    const size_t bytes = count * x->size;
+    for (size_t i = 0; i < bytes; i += 8) {
+        uint64_t r = tkhi_splitmix64(s);
+        memcpy(v + i, &r, bytes - i < 8 ? bytes - i : 8);
     }
-    if (strcmp(k->compare_rule, "sum_bound") == 0)
+    if (strcmp(x->type, "bool") == 0)
+        for (size_t i = 0; i < count; ++i)
+            v[i] &= 1;
+}
+
+static void fill_inputs(const tkh_kernel_info *k, unsigned char **in, unsigned char *scalars, size_t n,
+    uint64_t *s)
+{
+    const int moderate = strcmp(k->compare_rule, "sum_bound") == 0;
+    for (unsigned a = 0; a < k->arity; ++a) {
+        if (moderate)
+            fill_moderate(&k->inputs[a], in[a], n, s);
+        else
+            fill_random(&k->inputs[a], in[a], n, s);
+    }
+    for (unsigned j = 0; j < k->scalar_count; ++j)
+        fill_random(&k->scalars[j], scalars + 8 * j, 1, s);
+    if (moderate)
         return;
     size_t combos = 1;
-    for (unsigned a = 0; a < k->arity; ++a)
+    for (unsigned a = 0; a < k->arity && combos < n; ++a)
         combos *= 5;
     for (size_t i = 0; i < combos && i < n; ++i)
-        for (unsigned a = 0, rest = (unsigned)i; a < k->arity; ++a, rest /= 5)
-            edge(in[a] + i * k->elem_size, k->elem_size, rest % 5);
+        for (unsigned a = 0, rest = (unsigned)i; a < k->arity; ++a, rest /= 5) {
+            const size_t size = k->inputs[a].size;
+            if (strcmp(k->inputs[a].type, "bool") == 0)
+                in[a][i] = rest % 2;
+            else
+                edge(in[a] + i * size, size, rest % 5);
+        }
 }
 
 static tkh_status run_one(tkh_context *ctx, const tkh_kernel_info *k, size_t n, uint64_t seed,
     tkh_selftest_result *result)
 {
-    unsigned char *in[3] = { NULL, NULL, NULL };
-    const size_t bytes = n * k->elem_size;
-    const size_t out_bytes = (k->out_count ? k->out_count : n) * k->elem_size;
-    unsigned char *out = malloc(out_bytes);
-    int ok = out != NULL && k->arity <= 3;
+    unsigned char *in[TKH_MAX_INPUTS] = { NULL }, *out[TKH_MAX_OUTPUTS] = { NULL };
+    unsigned char scalars[8 * TKH_MAX_SCALARS] = { 0 };
+    const size_t outputs = k->out_count ? k->out_count : n;
+    int ok = k->arity <= TKH_MAX_INPUTS && k->output_count <= TKH_MAX_OUTPUTS && k->scalar_count <= TKH_MAX_SCALARS;
     for (unsigned a = 0; ok && a < k->arity; ++a)
-        ok = (in[a] = malloc(bytes)) != NULL;
+        ok = (in[a] = malloc(n * k->inputs[a].size)) != NULL;
+    for (unsigned o = 0; ok && o < k->output_count; ++o)
+        ok = (out[o] = malloc(outputs * k->outputs[o].size)) != NULL;
     tkh_status st;
     if (!ok) {
-        st = tkhi_fail(TKH_ERR_HOST_ALLOC, "selftest: allocating %zu-byte buffers for %s_%s failed",
-            bytes, k->op, k->type);
+        st = tkhi_fail(TKH_ERR_HOST_ALLOC, "selftest: allocating buffers of %zu elements for %s_%s failed",
+            n, k->op, k->type);
     } else {
         uint64_t s = seed ^ (n * 0x100000001B3ull);
-        fill_inputs(k, in, n, &s);
-        memset(out, POISON, out_bytes);
-        const void *inputs[3] = { in[0], in[1], in[2] };
-        st = tkh_kernel_run(ctx, k, inputs, k->arity, out, n, NULL);
+        fill_inputs(k, in, scalars, n, &s);
+        const void *inputs[TKH_MAX_INPUTS], *scalar_ptrs[TKH_MAX_SCALARS];
+        void *outs[TKH_MAX_OUTPUTS];
+        for (unsigned a = 0; a < k->arity; ++a)
+            inputs[a] = in[a];
+        for (unsigned o = 0; o < k->output_count; ++o) {
+            memset(out[o], POISON, outputs * k->outputs[o].size);
+            outs[o] = out[o];
+        }
+        for (unsigned j = 0; j < k->scalar_count; ++j)
+            scalar_ptrs[j] = scalars + 8 * j;
+        const tkh_args args = { inputs, k->arity, outs, k->output_count, scalar_ptrs, k->scalar_count };
+        st = tkh_kernel_call(ctx, k, &args, n, NULL);
     }
     ++result->runs;
     if (st == TKH_OK)
@@ -89,9 +116,10 @@ static tkh_status run_one(tkh_context *ctx, const tkh_kernel_info *k, size_t n, 
     else
         snprintf(result->failure, sizeof result->failure, "%s_%s n=%zu seed=%llu: %s: %s", k->op,
             k->type, n, (unsigned long long)seed, tkh_status_name(st), tkh_last_error());
-    for (unsigned a = 0; a < 3; ++a)
+    for (unsigned a = 0; a < TKH_MAX_INPUTS; ++a)
         free(in[a]);
-    free(out);
+    for (unsigned o = 0; o < TKH_MAX_OUTPUTS; ++o)
+        free(out[o]);
     return st;
 }
 

@@ -1,5 +1,6 @@
 -- A small catalog whose generated files are kept as reviewed goldens: both kernel
--- shapes, integer and float types, a unary and a binary op, both comparison rules.
+-- shapes, integer and float types, a unary and a binary op, both comparison rules, and a
+-- signature with a bool array, a scalar and two outputs.
 elementwise {
   name = "add",
   arity = 2,
@@ -37,4 +38,13 @@ elementwise {
   steps = { { "D", "(T)1 + fabs(a)" } },
   compute = { float = "a / exp(log(D))" },
   compare = { bf16 = { ulps = 0.55 }, f32 = { ulps = { nvidia = 4, amd = 6 } } },
+}
+
+elementwise {
+  name = "scale_where",
+  inputs = "bool keep, T x, scalar T s",
+  outputs = "T out, bool negative",
+  types = { "f16" },
+  semantics = "out = x * s where keep, else x; negative = x < 0",
+  compute = { out = "keep ? x * s : x", negative = "x < 0" },
 }

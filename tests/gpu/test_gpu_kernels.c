@@ -18,6 +18,9 @@
 #include "tokitai_hip/tokitai_hip.h"
 #include "internal.h" /* tkhi_splitmix64 */
 
+/* The one output of a kernel's check, as the list of outputs it takes. */
+#define OUT(p) ((const void *const[]){ (p) })
+
 static uint64_t seed;
 static tkh_context *ctx;
 
@@ -67,7 +70,7 @@ static void in_place_output(void **state)
     assert_int_equal(tkh_add_i32(ctx, a, b, a, N, NULL), TKH_OK);
     const void *inputs[2] = { a0, b };
     tkh_check_note note = { 0 };
-    assert_int_equal(k->check(inputs, a, N, 1, 256, &note), N);
+    assert_int_equal(k->check(inputs, OUT(a), NULL, N, 1, 256, &note), N);
 }
 
 static void device_buffer_entry_point(void **state)
@@ -94,20 +97,20 @@ static void device_buffer_entry_point(void **state)
     assert_int_equal(hipMemcpy(out, d[2], bytes, hipMemcpyDeviceToHost), hipSuccess);
     const void *inputs[2] = { a, b };
     tkh_check_note note = { 0 };
-    assert_int_equal(k->check(inputs, out, N, 1, 256, &note), N);
+    assert_int_equal(k->check(inputs, OUT(out), NULL, N, 1, 256, &note), N);
     /* Buffers one element off 16-byte alignment take the element-wise kernel. */
     assert_int_equal(tkh_add_i32_device(ctx, (int32_t *)d[0] + 1, (int32_t *)d[1] + 1,
                          (int32_t *)d[2] + 1, N - 1, NULL), TKH_OK);
     assert_int_equal(hipDeviceSynchronize(), hipSuccess);
     assert_int_equal(hipMemcpy(out, d[2], bytes, hipMemcpyDeviceToHost), hipSuccess);
-    assert_int_equal(k->check(inputs, out, N, 1, 256, &note), N);
+    assert_int_equal(k->check(inputs, OUT(out), NULL, N, 1, 256, &note), N);
     /* a reduction through its device entry point */
     assert_int_equal(tkh_sum_i32_device(ctx, d[0], d[2], N, NULL), TKH_OK);
     int32_t total = 0;
     assert_int_equal(hipMemcpy(&total, d[2], sizeof total, hipMemcpyDeviceToHost), hipSuccess);
     const void *sum_inputs[1] = { a };
     const tkh_kernel_info *sum = tkh_registry_find(tkh_registry_core(), "sum", "i32");
-    assert_int_equal(sum->check(sum_inputs, &total, N, 1, 256, &note), N);
+    assert_int_equal(sum->check(sum_inputs, OUT(&total), NULL, N, 1, 256, &note), N);
     for (int i = 0; i < 3; ++i)
         hipFree(d[i]);
 }

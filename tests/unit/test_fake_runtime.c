@@ -26,22 +26,22 @@
 static const char *const targets[] = { "gfx90a", NULL };
 static const char *const none[] = { NULL };
 
-static int host_add(const void *const *in, void *out, size_t n, unsigned grid, unsigned block,
-    void *scratch, void *stream)
+static int host_add(const void *const *in, void *const *out, const void *const *scalars, size_t n,
+    unsigned grid, unsigned block, void *scratch, void *stream)
 {
-    (void)grid, (void)block, (void)scratch, (void)stream;
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
     const int32_t *a = in[0], *b = in[1];
-    int32_t *o = out;
+    int32_t *o = out[0];
     for (size_t i = 0; i < n; ++i)
         o[i] = (int32_t)((uint32_t)a[i] + (uint32_t)b[i]);
     return 0;
 }
 
-static size_t check_add(const void *const *in, const void *out, size_t n, unsigned grid,
-    unsigned block, tkh_check_note *note)
+static size_t check_add(const void *const *in, const void *const *out, const void *const *scalars,
+    size_t n, unsigned grid, unsigned block, tkh_check_note *note)
 {
-    (void)grid, (void)block;
-    const int32_t *a = in[0], *b = in[1], *o = out;
+    (void)scalars, (void)grid, (void)block;
+    const int32_t *a = in[0], *b = in[1], *o = out[0];
     for (size_t i = 0; i < n; ++i)
         if (o[i] != (int32_t)((uint32_t)a[i] + (uint32_t)b[i])) {
             snprintf(note->detail, sizeof note->detail, "got %d", (int)o[i]);
@@ -58,23 +58,23 @@ static int32_t wrapping_sum(const int32_t *x, size_t n)
     return (int32_t)s;
 }
 
-static int host_sum(const void *const *in, void *out, size_t n, unsigned grid, unsigned block,
-    void *scratch, void *stream)
+static int host_sum(const void *const *in, void *const *out, const void *const *scalars, size_t n,
+    unsigned grid, unsigned block, void *scratch, void *stream)
 {
-    (void)grid, (void)block, (void)stream;
+    (void)scalars, (void)grid, (void)block, (void)stream;
     if (scratch == NULL)
         return (int)hipErrorInvalidValue;
-    *(int32_t *)out = wrapping_sum(in[0], n);
+    *(int32_t *)out[0] = wrapping_sum(in[0], n);
     return 0;
 }
 
-static size_t check_sum(const void *const *in, const void *out, size_t n, unsigned grid,
-    unsigned block, tkh_check_note *note)
+static size_t check_sum(const void *const *in, const void *const *out, const void *const *scalars,
+    size_t n, unsigned grid, unsigned block, tkh_check_note *note)
 {
-    (void)grid, (void)block;
-    if (*(const int32_t *)out == wrapping_sum(in[0], n))
+    (void)scalars, (void)grid, (void)block;
+    if (*(const int32_t *)out[0] == wrapping_sum(in[0], n))
         return n;
-    snprintf(note->detail, sizeof note->detail, "got %d", (int)*(const int32_t *)out);
+    snprintf(note->detail, sizeof note->detail, "got %d", (int)*(const int32_t *)out[0]);
     return 0;
 }
 
@@ -103,9 +103,13 @@ static size_t finish_sum(const tkh_fold *state, const void *out, size_t n, unsig
     return 0;
 }
 
+static const tkh_operand i32s[] = { { "lhs", "i32", 4, NULL, 0 }, { "rhs", "i32", 4, NULL, 0 } };
+static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0 } };
+
 #define KERNEL(name, shape_, arity_, out_count_, scratch_, launch_, check_)                     \
     { .catalog = "fake", .op = name, .type = "i32", .symbol = "fake_" name, .shape = shape_,     \
-      .arity = arity_, .elem_size = 4, .out_count = out_count_, .scratch_size = scratch_,         \
+      .signature = "i32 lhs, i32 rhs -> i32 out", .arity = arity_, .inputs = i32s,              \
+      .output_count = 1, .outputs = out_i32, .out_count = out_count_, .scratch_size = scratch_,  \
       .block = 256, .vector_width = 4, .domain = "integer", .representation = "dense",           \
       .semantics = name, .compare_rule = "exact", .comparison = "exact", .platform = "amd",      \
       .targets = targets, .source_fingerprint = "", .compiler = "", .compiler_fingerprint = "", \

@@ -140,8 +140,8 @@ static void ops_accept_a_valid_op(void **state)
 static void ops_reject_unknown_fields(void **state)
 {
     expect_error(*state, OP(" semantic = 'typo',\n"),
-        ":1: op 'x': unknown field 'semantic' (known: arity, compare, compute, degradations, name, "
-        "non_claims, obligations, reference, semantics, steps, types)");
+        ":1: op 'x': unknown field 'semantic' (known: arity, compare, compute, degradations, inputs, "
+        "name, non_claims, obligations, outputs, reference, semantics, steps, types)");
 }
 
 static void ops_reject_duplicates(void **state)
@@ -190,6 +190,54 @@ static void ops_filter_types(void **state)
         "1 u32");
 }
 
+#define SIG(fields) "return ops([[\nelementwise { name = 'x', semantics = 's', " fields " }\n]])"
+
+static void ops_declare_signatures(void **state)
+{
+    /* Placeholders bound in every combination, labeled in order of first appearance. */
+    expect_text(*state,
+        "local o = ops([[\nelementwise { name = 'c', semantics = 's', inputs = 'From x, scalar bool s', "
+        "outputs = 'To y', types = { From = { 'i8', 'f32' }, To = { 'f64', 'bool' } }, "
+        "compute = function(t) return '(To)x' end }\n]])\n"
+        "local labels = {}\n"
+        "for _, k in ipairs(o[1].kernels) do labels[#labels + 1] = k.label .. ':' .. #k.inputs .. #k.scalars end\n"
+        "return table.concat(labels, ' ')",
+        "i8_f64:11 i8_bool:11 f32_f64:11 f32_bool:11");
+    /* Several outputs, each its own expression and rule. */
+    expect_text(*state,
+        "local o = ops([[\nelementwise { name = 'd', semantics = 's', inputs = 'T a, T b', outputs = 'T q, T r', "
+        "types = { 'f32' }, compute = { q = 'a / b', r = 'sin(a)' }, compare = { r = { ulps = 2 } } }\n]])\n"
+        "local k = o[1].kernels[1]\n"
+        "return k.outputs[1].compare .. ' ' .. k.outputs[2].compare .. ' ' .. k.outputs[2].ulps.amd",
+        "exact ulp 2");
+}
+
+static void ops_reject_bad_signatures(void **state)
+{
+    expect_error(*state, SIG("inputs = 'f33 x', outputs = 'f32 y', compute = 'x'"),
+        ":1: op 'x': inputs: unknown type 'f33' for 'x'");
+    expect_error(*state, SIG("inputs = 'T x, T x', outputs = 'T y', types = { 'f32' }, compute = 'x'"),
+        ":1: op 'x': inputs: name 'x' is declared twice");
+    expect_error(*state, SIG("inputs = 'T x', outputs = 'T x', types = { 'f32' }, compute = 'x'"),
+        ":1: op 'x': outputs: name 'x' is declared twice");
+    expect_error(*state, SIG("inputs = 'A x', outputs = 'B y', types = { A = { 'f32' } }, compute = 'x'"),
+        ":1: op 'x': placeholder 'B' is not bound in 'types'");
+    expect_error(*state, SIG("inputs = 'A x', outputs = 'A y', types = { A = { 'f32' }, Q = { 'i8' } }, compute = 'x'"),
+        ":1: op 'x': 'types' binds 'Q', which the signature does not use (placeholders: A)");
+    expect_error(*state, SIG("inputs = 'A x', outputs = 'B y', types = { 'f32' }, compute = 'x'"),
+        "'types' is a list, which binds one placeholder; the signature has 2 (A, B)");
+    expect_error(*state, SIG("inputs = 'T x, T y', outputs = 'T z', types = { 'f32' }, compute = 'x + w'"),
+        ":1: op 'x': compute expression 'x + w' uses 'w', which is not declared (operands, scalars and steps: x, y)");
+    expect_error(*state, SIG("inputs = 'T x', outputs = 'T q, T r', types = { 'f32' }, compute = 'x'"),
+        "2 outputs (q, r): 'compute' must give one expression per output, keyed by name");
+    expect_error(*state, SIG("inputs = 'T float', outputs = 'T y', types = { 'f32' }, compute = 'y'"),
+        "inputs: 'float' is not a lower-case C identifier");
+    expect_error(*state, SIG("inputs = 'scalar T a', outputs = 'T y', types = { 'f32' }, compute = 'a'"),
+        "inputs: at least one array is needed");
+    expect_error(*state, SIG("arity = 1, inputs = 'T a', outputs = 'T y', types = { 'f32' }, compute = 'a'"),
+        "'arity' is the short form of 'inputs' and 'outputs': give one or the other");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -199,7 +247,7 @@ int main(void)
         T(ops_budgets_stop_runaway_op_files), T(ops_accept_a_valid_op),
         T(ops_reject_unknown_fields), T(ops_reject_duplicates), T(ops_need_an_expression_per_type),
         T(ops_check_operands_against_arity), T(ops_reject_code_outside_one_expression),
-        T(ops_filter_types),
+        T(ops_filter_types), T(ops_declare_signatures), T(ops_reject_bad_signatures),
     };
     return cmocka_run_group_tests_name("generator", tests, NULL, NULL);
 }

@@ -14,6 +14,9 @@
 #include "tokitai_hip/core_oracle.h"
 #include "tokitai_hip/tokitai_hip.h"
 
+/* The one output of a kernel's check, as the list of outputs it takes. */
+#define OUT(p) ((const void *const[]){ (p) })
+
 static void add_i32_wraps(void **state)
 {
     (void)state;
@@ -58,7 +61,7 @@ static void check_accepts_correct_output(void **state)
     const int32_t out[4] = { INT32_MIN, INT32_MAX, 0, -2 }; /* by hand */
     const void *inputs[2] = { lhs, rhs };
     tkh_check_note note = { 0 };
-    assert_int_equal(kernel("add", "i32")->check(inputs, out, 4, 1, 256, &note), 4);
+    assert_int_equal(kernel("add", "i32")->check(inputs, OUT(out), NULL, 4, 1, 256, &note), 4);
     assert_string_equal(note.detail, "");
 }
 
@@ -70,7 +73,7 @@ static void check_reports_first_mismatch(void **state)
     const int32_t out[4] = { 11, 22, 34, 45 }; /* index 2 and 3 wrong */
     const void *inputs[2] = { lhs, rhs };
     tkh_check_note note = { 0 };
-    assert_int_equal(kernel("add", "i32")->check(inputs, out, 4, 1, 256, &note), 2);
+    assert_int_equal(kernel("add", "i32")->check(inputs, OUT(out), NULL, 4, 1, 256, &note), 2);
     assert_string_equal(note.detail, "got 34, expected 33 = add(3, 30)");
 }
 
@@ -86,9 +89,9 @@ static void check_sees_one_flipped_bit(void **state)
     }
     const void *inputs[2] = { lhs, rhs };
     tkh_check_note note = { 0 };
-    assert_int_equal(kernel("add", "u32")->check(inputs, out, N, 1, 256, &note), N);
+    assert_int_equal(kernel("add", "u32")->check(inputs, OUT(out), NULL, N, 1, 256, &note), N);
     out[N - 1] ^= 1u << 31;
-    assert_int_equal(kernel("add", "u32")->check(inputs, out, N, 1, 256, &note), N - 1);
+    assert_int_equal(kernel("add", "u32")->check(inputs, OUT(out), NULL, N, 1, 256, &note), N - 1);
 }
 
 static void reductions_by_hand(void **state)
@@ -115,14 +118,14 @@ static void float_sum_check_uses_its_bound(void **state)
     tkh_check_note note = { 0 };
     /* exact sum 0.5 + 2^-23; depth = 1 + 5 + 1 + 16 = 23 additions at u = 2^-24 of sum|x| ~ 1.5 */
     float close = 0.5f, far = 0.5f + 0x1p-10f;
-    assert_int_equal(k->check(inputs, &close, 4, 1, 256, &note), 4);
-    assert_int_equal(k->check(inputs, &far, 4, 1, 256, &note), 0);
+    assert_int_equal(k->check(inputs, OUT(&close), NULL, 4, 1, 256, &note), 4);
+    assert_int_equal(k->check(inputs, OUT(&far), NULL, 4, 1, 256, &note), 0);
     assert_non_null(strstr(note.detail, "expected 0.500000119209289550781"));
     const float with_nan[2] = { 1.0f, NAN };
     const void *nan_inputs[1] = { with_nan };
     float nan_out = NAN, one = 1.0f;
-    assert_int_equal(k->check(nan_inputs, &nan_out, 2, 1, 256, &note), 2);
-    assert_int_equal(k->check(nan_inputs, &one, 2, 1, 256, &note), 0);
+    assert_int_equal(k->check(nan_inputs, OUT(&nan_out), NULL, 2, 1, 256, &note), 2);
+    assert_int_equal(k->check(nan_inputs, OUT(&one), NULL, 2, 1, 256, &note), 0);
 }
 
 /* The checks test blocks of elements branch-free and search only a block that fails:
@@ -144,16 +147,16 @@ static void check_finds_each_index_across_blocks(void **state)
     const void *in32[2] = { a, b }, *in16[2] = { ha, hb };
     tkh_check_note note = { 0 };
     const tkh_kernel_info *f32 = kernel("add", "f32"), *f16 = kernel("add", "f16");
-    assert_int_equal(f32->check(in32, sum, N, 1, 256, &note), N);
-    assert_int_equal(f16->check(in16, hsum, N, 1, 256, &note), N);
+    assert_int_equal(f32->check(in32, OUT(sum), NULL, N, 1, 256, &note), N);
+    assert_int_equal(f16->check(in16, OUT(hsum), NULL, N, 1, 256, &note), N);
     for (int i = 0; i < N; ++i) {
         sum[i] = nextafterf(sum[i], INFINITY);
         hsum[i] ^= 1u;
-        assert_int_equal(f32->check(in32, sum, N, 1, 256, &note), i);
-        assert_int_equal(f16->check(in16, hsum, N, 1, 256, &note), i);
+        assert_int_equal(f32->check(in32, OUT(sum), NULL, N, 1, 256, &note), i);
+        assert_int_equal(f16->check(in16, OUT(hsum), NULL, N, 1, 256, &note), i);
         if (i + 300 < N) { /* a later difference, in another block, does not hide this one */
             sum[i + 300] = -sum[i + 300];
-            assert_int_equal(f32->check(in32, sum, N, 1, 256, &note), i);
+            assert_int_equal(f32->check(in32, OUT(sum), NULL, N, 1, 256, &note), i);
             sum[i + 300] = -sum[i + 300];
         }
         sum[i] = a[i] + b[i];
@@ -162,8 +165,8 @@ static void check_finds_each_index_across_blocks(void **state)
     /* f16 1 + 2^-11 is a tie that rounds to even: 1.0, not 1 + 2^-10 */
     const uint16_t one = 0x3C00, tiny = 0x1000, rounded = 0x3C00, up = 0x3C01;
     const void *tie[2] = { &one, &tiny };
-    assert_int_equal(f16->check(tie, &rounded, 1, 1, 256, &note), 1);
-    assert_int_equal(f16->check(tie, &up, 1, 1, 256, &note), 0);
+    assert_int_equal(f16->check(tie, OUT(&rounded), NULL, 1, 1, 256, &note), 1);
+    assert_int_equal(f16->check(tie, OUT(&up), NULL, 1, 1, 256, &note), 0);
     assert_string_equal(note.detail, "got 1.0009765625 (0x3c01), expected 1 (0x3c00) = add(1 (0x3c00), 0.00048828125 (0x1000))");
 }
 
@@ -177,13 +180,13 @@ static void check_takes_any_nan_for_nan(void **state)
     memcpy(&out[0], &nan_bits, sizeof nan_bits);
     const void *inputs[2] = { a, b };
     tkh_check_note note = { 0 };
-    assert_int_equal(kernel("add", "f32")->check(inputs, out, 2, 1, 256, &note), 2);
+    assert_int_equal(kernel("add", "f32")->check(inputs, OUT(out), NULL, 2, 1, 256, &note), 2);
     out[1] = out[0];
-    assert_int_equal(kernel("add", "f32")->check(inputs, out, 2, 1, 256, &note), 1);
+    assert_int_equal(kernel("add", "f32")->check(inputs, OUT(out), NULL, 2, 1, 256, &note), 1);
     const uint16_t ha[1] = { 0x7E00 }, hb[1] = { 0x3C00 }, hout[2] = { 0xFE01, 0x7C00 };
     const void *hin[2] = { ha, hb };
-    assert_int_equal(kernel("add", "f16")->check(hin, hout, 1, 1, 256, &note), 1);
-    assert_int_equal(kernel("add", "f16")->check(hin, hout + 1, 1, 1, 256, &note), 0);
+    assert_int_equal(kernel("add", "f16")->check(hin, OUT(hout), NULL, 1, 1, 256, &note), 1);
+    assert_int_equal(kernel("add", "f16")->check(hin, OUT(hout + 1), NULL, 1, 1, 256, &note), 0);
 }
 
 /* Float sums with exact values worked out by hand: integers and powers of two, where the
@@ -205,27 +208,27 @@ static void float_sums_by_hand(void **state)
     const tkh_kernel_info *f32 = kernel("sum", "f32"), *f64 = kernel("sum", "f64");
     const float near32 = (float)exact, off32 = (float)(exact * (1 + 0x1p-12));
     const double near64 = exact, off64 = exact * (1 + 0x1p-30);
-    assert_int_equal(f32->check(fx, &near32, N, 4, 256, &note), N);
-    assert_int_equal(f32->check(fx, &off32, N, 4, 256, &note), 0);
-    assert_int_equal(f64->check(fy, &near64, N, 4, 256, &note), N);
-    assert_int_equal(f64->check(fy, &off64, N, 4, 256, &note), 0);
+    assert_int_equal(f32->check(fx, OUT(&near32), NULL, N, 4, 256, &note), N);
+    assert_int_equal(f32->check(fx, OUT(&off32), NULL, N, 4, 256, &note), 0);
+    assert_int_equal(f64->check(fy, OUT(&near64), NULL, N, 4, 256, &note), N);
+    assert_int_equal(f64->check(fy, OUT(&off64), NULL, N, 4, 256, &note), 0);
     /* an infinity deep in the input: the sum is that infinity */
     x[3001] = -INFINITY;
     const float neg_inf = -INFINITY, pos_inf = INFINITY;
-    assert_int_equal(f32->check(fx, &neg_inf, N, 4, 256, &note), N);
-    assert_int_equal(f32->check(fx, &pos_inf, N, 4, 256, &note), 0);
-    assert_int_equal(f32->check(fx, &near32, N, 4, 256, &note), 0);
+    assert_int_equal(f32->check(fx, OUT(&neg_inf), NULL, N, 4, 256, &note), N);
+    assert_int_equal(f32->check(fx, OUT(&pos_inf), NULL, N, 4, 256, &note), 0);
+    assert_int_equal(f32->check(fx, OUT(&near32), NULL, N, 4, 256, &note), 0);
     x[17] = INFINITY; /* both infinities: NaN */
     const float nan32 = NAN;
-    assert_int_equal(f32->check(fx, &nan32, N, 4, 256, &note), N);
-    assert_int_equal(f32->check(fx, &neg_inf, N, 4, 256, &note), 0);
+    assert_int_equal(f32->check(fx, OUT(&nan32), NULL, N, 4, 256, &note), N);
+    assert_int_equal(f32->check(fx, OUT(&neg_inf), NULL, N, 4, 256, &note), 0);
     /* finite f64 inputs whose sum overflows double: infinity is a right answer, a finite
      * value is not */
     for (int i = 0; i < N; ++i)
         y[i] = DBL_MAX / 1024;
     const double inf64 = INFINITY, max64 = DBL_MAX;
-    assert_int_equal(f64->check(fy, &inf64, N, 4, 256, &note), N);
-    assert_int_equal(f64->check(fy, &max64, N, 4, 256, &note), 0);
+    assert_int_equal(f64->check(fy, OUT(&inf64), NULL, N, 4, 256, &note), N);
+    assert_int_equal(f64->check(fy, OUT(&max64), NULL, N, 4, 256, &note), 0);
 }
 
 /* amin / amax over floats fold in 64 lanes: a lone +0 among -0 (or -0 among +0), and a
@@ -244,20 +247,20 @@ static void amin_amax_zeros_and_nan_in_any_lane(void **state)
         for (int i = 0; i < N; ++i)
             x[i] = -0.0f;
         x[at[j]] = 0.0f;
-        assert_int_equal(amax->check(in, &pos0, N, 1, 256, &note), N);
-        assert_int_equal(amax->check(in, &neg0, N, 1, 256, &note), 0);
-        assert_int_equal(amin->check(in, &neg0, N, 1, 256, &note), N);
+        assert_int_equal(amax->check(in, OUT(&pos0), NULL, N, 1, 256, &note), N);
+        assert_int_equal(amax->check(in, OUT(&neg0), NULL, N, 1, 256, &note), 0);
+        assert_int_equal(amin->check(in, OUT(&neg0), NULL, N, 1, 256, &note), N);
         for (int i = 0; i < N; ++i)
             x[i] = 0.0f;
         x[at[j]] = -0.0f;
-        assert_int_equal(amin->check(in, &neg0, N, 1, 256, &note), N);
-        assert_int_equal(amin->check(in, &pos0, N, 1, 256, &note), 0);
-        assert_int_equal(amax->check(in, &pos0, N, 1, 256, &note), N);
+        assert_int_equal(amin->check(in, OUT(&neg0), NULL, N, 1, 256, &note), N);
+        assert_int_equal(amin->check(in, OUT(&pos0), NULL, N, 1, 256, &note), 0);
+        assert_int_equal(amax->check(in, OUT(&pos0), NULL, N, 1, 256, &note), N);
         x[at[j]] = NAN;
-        assert_int_equal(amax->check(in, &nan, N, 1, 256, &note), N);
-        assert_int_equal(amax->check(in, &pos0, N, 1, 256, &note), 0);
-        assert_int_equal(amin->check(in, &nan, N, 1, 256, &note), N);
-        assert_int_equal(amin->check(in, &neg0, N, 1, 256, &note), 0);
+        assert_int_equal(amax->check(in, OUT(&nan), NULL, N, 1, 256, &note), N);
+        assert_int_equal(amax->check(in, OUT(&pos0), NULL, N, 1, 256, &note), 0);
+        assert_int_equal(amin->check(in, OUT(&nan), NULL, N, 1, 256, &note), N);
+        assert_int_equal(amin->check(in, OUT(&neg0), NULL, N, 1, 256, &note), 0);
     }
 }
 
@@ -317,12 +320,12 @@ static void ulp_rule_passes_at_the_bound_and_fails_past_it(void **state)
     float out[3] = { 1.0f, (float)(1.0 - 2 * bound * 0x1p-24), 1.0f };
     const void *inputs[1] = { in };
     tkh_check_note note = { 0 };
-    assert_int_equal(k->check(inputs, out, 3, 1, 256, &note), 3);
+    assert_int_equal(k->check(inputs, OUT(out), NULL, 3, 1, 256, &note), 3);
     assert_true(note.worst == bound);
     assert_int_equal(note.worst_index, 1);
     out[1] = (float)(1.0 - (2 * bound + 2) * 0x1p-24); /* one ulp past the bound */
     note = (tkh_check_note){ 0 };
-    assert_int_equal(k->check(inputs, out, 3, 1, 256, &note), 1);
+    assert_int_equal(k->check(inputs, OUT(out), NULL, 3, 1, 256, &note), 1);
     assert_true(note.error == bound + 1);
     char want[160];
     snprintf(want, sizeof want, "expected within %g ulps of 1 = exp(0 (0x00000000)): %g ulps", bound, bound + 1);
@@ -333,7 +336,7 @@ static void ulp_rule_passes_at_the_bound_and_fails_past_it(void **state)
     const float right[5] = { 0.0f, NAN, INFINITY, INFINITY, (float)exp(-100.0) };
     const void *special_inputs[1] = { specials };
     note = (tkh_check_note){ 0 };
-    assert_int_equal(k->check(special_inputs, right, 5, 1, 256, &note), 5);
+    assert_int_equal(k->check(special_inputs, OUT(right), NULL, 5, 1, 256, &note), 5);
     const float wrong[5][5] = {
         { -0.0f, NAN, INFINITY, INFINITY, (float)exp(-100.0) },     /* -0 for +0 */
         { 0.0f, 0.0f, INFINITY, INFINITY, (float)exp(-100.0) },     /* a number for NaN */
@@ -343,7 +346,7 @@ static void ulp_rule_passes_at_the_bound_and_fails_past_it(void **state)
     };
     for (int j = 0; j < 5; ++j) {
         note = (tkh_check_note){ 0 };
-        assert_int_equal(k->check(special_inputs, wrong[j], 5, 1, 256, &note), j);
+        assert_int_equal(k->check(special_inputs, OUT(wrong[j]), NULL, 5, 1, 256, &note), j);
     }
 }
 
@@ -357,18 +360,18 @@ static void ulp_rule_for_f16_and_f64(void **state)
     uint16_t hout[2] = { 0x3C00, 0x4170 };     /* 1, e rounded to f16 (2.71875) */
     const void *hinputs[1] = { hin };
     tkh_check_note note = { 0 };
-    assert_int_equal(h->check(hinputs, hout, 2, 1, 256, &note), 2);
+    assert_int_equal(h->check(hinputs, OUT(hout), NULL, 2, 1, 256, &note), 2);
     hout[1] = 0x4171;
-    assert_int_equal(h->check(hinputs, hout, 2, 1, 256, &note), 1);
+    assert_int_equal(h->check(hinputs, OUT(hout), NULL, 2, 1, 256, &note), 1);
     const double din[1] = { 1.0 };
     double dout[1] = { 2.718281828459045 }; /* e, correctly rounded */
     const void *dinputs[1] = { din };
     note = (tkh_check_note){ 0 };
-    assert_int_equal(d->check(dinputs, dout, 1, 1, 256, &note), 1);
+    assert_int_equal(d->check(dinputs, OUT(dout), NULL, 1, 1, 256, &note), 1);
     assert_true(note.worst < 0.5);
     dout[0] = nextafter(nextafter(nextafter(dout[0], 3.0), 3.0), 3.0);
     dout[0] = nextafter(nextafter(dout[0], 3.0), 3.0); /* 5 ulps up: past any f64 bound here */
-    assert_int_equal(d->check(dinputs, dout, 1, 1, 256, &note), 0);
+    assert_int_equal(d->check(dinputs, OUT(dout), NULL, 1, 1, 256, &note), 0);
 }
 
 int main(void)

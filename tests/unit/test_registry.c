@@ -19,7 +19,9 @@ static void core_registry_lists_add_i32(void **state)
     assert_non_null(k);
     assert_string_equal(k->symbol, "tkhk_add_i32");
     assert_int_equal(k->arity, 2);
-    assert_int_equal(k->elem_size, 4);
+    assert_int_equal(k->inputs[0].size, 4);
+    assert_int_equal(k->outputs[0].size, 4);
+    assert_string_equal(k->signature, "i32 lhs, i32 rhs -> i32 out");
     assert_non_null(k->targets[0]);
     assert_memory_equal(k->source_fingerprint, "sha256:", 7);
     assert_int_equal(strlen(k->source_fingerprint), 7 + 64);

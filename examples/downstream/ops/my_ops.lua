@@ -1,15 +1,54 @@
 -- Ops TokitaiHip does not ship, defined by a downstream project. docs/op-files.md
--- describes the format; a, b, c are the operands.
+-- describes the format: signatures of named, typed arrays, scalars and outputs, or the
+-- short form (arity; operands a, b, c of one type T, output out).
 
+-- A scalar passed by value (CuPy's 'T alpha' given a Python number), then two arrays.
 elementwise {
   name = "axpy",
-  arity = 3,
+  inputs = "scalar T alpha, T x, T y",
+  outputs = "T out",
   types = { "i32", "f32", "f64" },
-  semantics = "a * x + y in one pass; integers wrap; floats round after the product and "
+  semantics = "alpha * x + y in one pass; integers wrap; floats round after the product and "
     .. "after the sum (two roundings, never a fused multiply-add)",
-  compute = { integer = "(T)((W)(U)a * (W)(U)b + (W)(U)c)", float = "a * b + c" },
-  reference = { integer = "R(A * B + C)", float = "R(R(A * B) + C)" },
+  compute = { integer = "(T)((W)(U)alpha * (W)(U)x + (W)(U)y)", float = "alpha * x + y" },
+  reference = { integer = "R(alpha * x + y)", float = "R(R(alpha * x) + y)" },
   degradations = { integer = { "integer overflow wraps instead of trapping" } },
+}
+
+-- Two outputs from one pass, sharing a step: the quotient toward zero and the remainder.
+elementwise {
+  name = "divmod",
+  inputs = "T a, T b",
+  outputs = "T q, T r",
+  types = { "i32" },
+  semantics = "q = a / b toward zero, r = a - q * b; b = 0 gives q = 0, r = a; MIN / -1 "
+    .. "gives q = MIN, r = 0",
+  steps = { { "Q", "b == 0 ? (T)0 : (b == (T)-1 && a == TMIN) ? TMIN : (T)(a / b)" } },
+  compute = { q = "Q", r = "(T)((W)a - (W)Q * (W)b)" },
+  reference = { q = "b == 0 ? R(0) : R(a / b)", r = "b == 0 ? R(a) : R(a % b)" },
+}
+
+-- Mixed types: an array of T, a scale of f64, a result of f64.
+elementwise {
+  name = "scaled",
+  inputs = "T x, scalar f64 scale",
+  outputs = "f64 out",
+  types = { "i32", "f32" },
+  semantics = "x converted to f64 (exactly), times scale, rounded once",
+  compute = "(double)x * scale",
+  reference = "R(x * scale)",
+}
+
+-- Two float outputs, each compared within its own bound in ulps.
+elementwise {
+  name = "sincos",
+  inputs = "T a",
+  outputs = "T s, T c",
+  types = { "f32", "f64" },
+  semantics = "s = sin(a), c = cos(a), radians",
+  compute = { s = "sin(a)", c = "cos(a)" },
+  compare = { s = { f32 = { ulps = { nvidia = 2.5, amd = 4.5 } }, f64 = { ulps = { nvidia = 2.5, amd = 4.5 } } },
+              c = { f32 = { ulps = { nvidia = 2.5, amd = 4.5 } }, f64 = { ulps = { nvidia = 2.5, amd = 4.5 } } } },
 }
 
 elementwise {

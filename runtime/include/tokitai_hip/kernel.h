@@ -15,10 +15,28 @@ extern "C" {
 /* A stream of the platform's runtime (hipStream_t or cudaStream_t); NULL is the default. */
 typedef void *tkh_stream;
 
+/* The most arrays and scalars of each kind a kernel takes (the generator enforces them). */
+#define TKH_MAX_INPUTS 8
+#define TKH_MAX_OUTPUTS 4
+#define TKH_MAX_SCALARS 8
+
+/* The operands of one call: the input arrays, the output arrays and the scalars, each in
+ * the order the kernel's signature declares them (tkh_kernel_info.inputs, .outputs,
+ * .scalars). An array holds n elements of its type (a reduction's output: out_count); a
+ * scalar points at one value of its type. 'scalars' may be NULL when there are none. */
+typedef struct tkh_args {
+    const void *const *inputs;
+    unsigned input_count;
+    void *const *outputs;
+    unsigned output_count;
+    const void *const *scalars;
+    unsigned scalar_count;
+} tkh_args;
+
 /* Enqueues the kernel; returns the runtime's error code (0 on success). 'scratch' is a
  * device buffer of grid * scratch_size bytes (NULL when scratch_size is 0). */
-typedef int (*tkh_launch_fn)(const void *const *inputs, void *out, size_t n, unsigned grid,
-    unsigned block, void *scratch, void *stream);
+typedef int (*tkh_launch_fn)(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream);
 
 /* What a check writes besides its verdict. Start it zeroed: detail and worst accumulate
  * over the calls of one range. */
@@ -32,13 +50,14 @@ typedef struct tkh_check_note {
 } tkh_check_note;
 
 /* Compares the outputs of a run over n input elements with the oracle; returns the first
- * output index that differs (writing what differed into note->detail), or n when all
- * agree. grid and block are the launch shape (a float sum's error bound depends on it).
- * Under the ulp rule it raises note->worst (and sets worst_index) to the largest error
- * among the outputs it compared before the first difference, where that exceeds the
- * note's, and puts the first difference's error in note->error. */
-typedef size_t (*tkh_check_fn)(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, tkh_check_note *note);
+ * element that differs in any output (writing what differed, and in which output, into
+ * note->detail), or n when all agree. grid and block are the launch shape (a float sum's
+ * error bound depends on it). Under the ulp rule it raises note->worst (and sets
+ * worst_index) to the largest error among the elements it compared before the first
+ * difference, where that exceeds the note's, and puts the first difference's error in
+ * note->error. */
+typedef size_t (*tkh_check_fn)(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block, tkh_check_note *note);
 
 /* A reduction oracle's state over a run of input elements, so that threads can fold
  * parts of the input and merge them. Start from all zero bytes. */
@@ -60,24 +79,40 @@ typedef void (*tkh_merge_fn)(tkh_fold *state, const tkh_fold *later);
 typedef size_t (*tkh_finish_fn)(const tkh_fold *state, const void *out, size_t n, unsigned grid,
     unsigned block, tkh_check_note *note);
 
+/* One operand of a kernel's signature. */
+typedef struct tkh_operand {
+    const char *name;                 /* as declared: "x", "alpha" ("lhs", "rhs" in the short form) */
+    const char *type;                 /* "f32", "bool" */
+    size_t size;                      /* bytes per element (per value, for a scalar) */
+    const char *compare_rule;         /* outputs: "exact", "sum_bound" or "ulp"; else NULL */
+    double ulp_bound;                 /* outputs under the ulp rule: the bound in ulps */
+} tkh_operand;
+
 /* One generated kernel and its contract. Lists are NULL-terminated. */
 typedef struct tkh_kernel_info {
     const char *catalog;              /* "core", or a downstream catalog's name */
     const char *op;                   /* "add" */
-    const char *type;                 /* "i32" */
+    const char *type;                 /* the types its placeholders are bound to, joined by
+                                         '_': "i32"; "f16_f32" for cast f16 to f32 */
+    const char *signature;            /* "scalar f32 alpha, f32 x -> f32 out" */
     const char *symbol;               /* device symbol, "tkhk_add_i32" */
     const char *shape;                /* "elementwise" or "reduction" */
-    unsigned arity;                   /* number of inputs */
-    size_t elem_size;                 /* bytes per element, inputs and output alike */
-    size_t out_count;                 /* output elements: 0 means n (elementwise) */
+    unsigned arity;                   /* number of input arrays */
+    const tkh_operand *inputs;        /* arity of them */
+    unsigned output_count;
+    const tkh_operand *outputs;
+    unsigned scalar_count;
+    const tkh_operand *scalars;       /* NULL when there are none */
+    size_t out_count;                 /* elements of each output: 0 means n (elementwise) */
     size_t scratch_size;              /* device bytes per block of the grid (reductions) */
     unsigned block;                   /* threads per block */
     unsigned vector_width;            /* elements per thread and step on aligned buffers */
     const char *domain;               /* "integer" */
     const char *representation;       /* "dense" */
     const char *semantics;
-    const char *compare_rule;         /* "exact", "sum_bound" or "ulp" (docs/semantics.md) */
-    double ulp_bound;                 /* the ulp rule's bound in ulps of the type; else 0 */
+    const char *compare_rule;         /* "exact", "sum_bound" or "ulp" (docs/semantics.md); the
+                                         outputs' rules joined by ',' where they differ */
+    double ulp_bound;                 /* the largest of the outputs' ulp bounds; else 0 */
     const char *comparison;           /* how the oracle compares, in words */
     const char *platform;             /* "amd" or "nvidia" */
     const char *const *targets;       /* what it was compiled for: "gfx90a:xnack-", "sm_90" */
@@ -116,20 +151,28 @@ TKH_API const tkh_kernel_info *tkh_registry_find(const tkh_registry *registry, c
 TKH_API tkh_status tkh_kernel_admit(const tkh_kernel_info *kernel, const char *arch);
 
 /* The oracle-checked host path: copies the inputs to the context's device, runs the
- * kernel, copies the result to 'out' and compares it with the CPU oracle under the
- * context's policy (every output by default; tkh_context_set_oracle). Large inputs go in
- * chunks through pinned staging, checked by several host threads (docs/architecture.md).
- * 'out' may be exactly one of the inputs; a partial overlap is refused. 'report' may be
- * NULL; when given it is always filled, on failure too. The context keeps the device and
- * pinned buffers it used for the next call (tkh_context_trim frees them).
- * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW,
- * TKH_ERR_OVERLAP, TKH_ERR_NO_DEVICE, TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_RUNTIME
- * (selecting the device, making streams), TKH_ERR_DEVICE_ALLOC, TKH_ERR_HOST_ALLOC,
- * TKH_ERR_COPY, TKH_ERR_LAUNCH, TKH_ERR_SYNC, TKH_ERR_ORACLE_MISMATCH (index and values of
- * the first mismatch). 'out' is untouched when the call fails before the device work
- * (arguments, admission, allocation); after a later failure its content is unspecified
- * (a chunked run may have written part of it); after TKH_ERR_ORACLE_MISMATCH of a run
- * of one chunk it holds the device's result. */
+ * kernel with the scalars, copies the outputs back and compares every element with the
+ * CPU oracle under the context's policy (every element by default;
+ * tkh_context_set_oracle). Large inputs go in chunks through pinned staging, checked by
+ * several host threads (docs/architecture.md). An output may be exactly one of the inputs
+ * of the same element size; other overlaps (of an output with an input, or of two
+ * outputs) are refused. 'report' may be NULL; when given it is always filled, on failure
+ * too, with the scalars' values. The context keeps the device and pinned buffers it used
+ * for the next call (tkh_context_trim frees them).
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY (counts that differ from the
+ * signature's), TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW, TKH_ERR_OVERLAP, TKH_ERR_NO_DEVICE,
+ * TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_RUNTIME (selecting the device, making streams),
+ * TKH_ERR_DEVICE_ALLOC, TKH_ERR_HOST_ALLOC, TKH_ERR_COPY, TKH_ERR_LAUNCH, TKH_ERR_SYNC,
+ * TKH_ERR_ORACLE_MISMATCH (element, output and values of the first mismatch). The outputs
+ * are untouched when the call fails before the device work (arguments, admission,
+ * allocation); after a later failure their content is unspecified (a chunked run may
+ * have written part of them); after TKH_ERR_ORACLE_MISMATCH of a run of one chunk they
+ * hold the device's results. */
+TKH_API tkh_status tkh_kernel_call(tkh_context *ctx, const tkh_kernel_info *kernel,
+    const tkh_args *args, size_t n, tkh_report *report);
+
+/* tkh_kernel_call for a kernel of one output and no scalars.
+ * Fails as tkh_kernel_call does; TKH_ERR_ARITY for a kernel of other outputs or scalars. */
 TKH_API tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_report *report);
 
@@ -138,9 +181,14 @@ TKH_API tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kerne
  * thread. A reduction's partials come from a buffer the context keeps for that stream (8
  * streams; past that it allocates them, waits for the stream and frees them).
  * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW,
- * TKH_ERR_INVALID_ARGUMENT (a pointer not aligned to the element size), TKH_ERR_OVERLAP,
+ * TKH_ERR_INVALID_ARGUMENT (a pointer not aligned to its element size), TKH_ERR_OVERLAP,
  * TKH_ERR_NO_DEVICE, TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_RUNTIME (selecting the device),
  * TKH_ERR_LAUNCH, and for reductions TKH_ERR_DEVICE_ALLOC and TKH_ERR_SYNC. */
+TKH_API tkh_status tkh_kernel_enqueue(tkh_context *ctx, const tkh_kernel_info *kernel,
+    const tkh_args *args, size_t n, tkh_stream stream);
+
+/* tkh_kernel_enqueue for a kernel of one output and no scalars.
+ * Fails as tkh_kernel_enqueue does; TKH_ERR_ARITY for a kernel of other outputs or scalars. */
 TKH_API tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_stream stream);
 

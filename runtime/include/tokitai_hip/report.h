@@ -21,6 +21,7 @@ typedef struct tkh_report {
     const struct tkh_kernel_info *kernel;  /* op, type, fingerprints and contract */
     tkh_device_report device;
     size_t len;                            /* n */
+    char scalars[256];                     /* the scalars' values: "alpha = 2, beta = -0.5" */
     tkh_oracle_mode oracle_mode;           /* the context's policy for this run */
     unsigned long long oracle_seed;        /* TKH_ORACLE_SAMPLED: the seed of the indices */
     int oracle_checked;                    /* the oracle ran (full or sampled) */

@@ -16,6 +16,7 @@
 #include <math.h>
 #else
 #define TKH_HD
+#include <stdbool.h> /* bool, the compute type of the bool type */
 #include <tgmath.h> /* fmod, sqrt and fabs pick float or double from their argument */
 #endif
 
@@ -154,6 +155,52 @@ TKH_HD static inline uint16_t tkh_f32_to_bf16(float f)
     x += 0x7FFFu + ((x >> 16) & 1u);
     return (uint16_t)(x >> 16);
 #endif
+}
+
+/* Casts that round once. A double goes to f32 rounded to odd (toward zero, then the
+ * last bit set when inexact), which keeps enough of it that rounding that f32 to nearest
+ * f16 or bf16 gives what rounding the double directly would: 24 bits >= 11 + 2 and 8 + 2.
+ * (Through an f32 rounded to nearest, a double halfway between two f16 after that first
+ * rounding, and not before it, would round twice.) */
+TKH_HD static inline float tkh_f64_to_f32_odd(double d)
+{
+    const float f = (float)d;
+    if ((double)f == d || d != d)
+        return f;
+    uint32_t x = tkh_f32_bits(f);
+    if (fabs((double)f) > fabs(d)) /* rounded away from zero (to inf, too): one step back */
+        x -= 1;
+    return tkh_f32_from_bits(x | 1u);
+}
+
+/* d rounded once to the nearest f16 or bf16, as the f32 that holds it exactly (the
+ * store's rounding to the type is then exact). */
+TKH_HD static inline float tkh_f16_nearest(double d)
+{
+    return tkh_f16_to_f32(tkh_f32_to_f16(tkh_f64_to_f32_odd(d)));
+}
+
+TKH_HD static inline float tkh_bf16_nearest(double d)
+{
+    return tkh_bf16_to_f32(tkh_f32_to_bf16(tkh_f64_to_f32_odd(d)));
+}
+
+/* A 64-bit integer as a double rounded to odd (the low bits beyond 53 folded into the
+ * last bit), so that tkh_f16_nearest and tkh_bf16_nearest of it round once. */
+TKH_HD static inline double tkh_u64_to_f64_odd(uint64_t u)
+{
+    unsigned shift = 0;
+    while ((u >> shift) >= ((uint64_t)1 << 53))
+        ++shift;
+    uint64_t high = u >> shift;
+    if (shift > 0 && (u & (((uint64_t)1 << shift) - 1)) != 0)
+        high |= 1;
+    return (double)high * (double)((uint64_t)1 << shift);
+}
+
+TKH_HD static inline double tkh_i64_to_f64_odd(int64_t x)
+{
+    return x < 0 ? -tkh_u64_to_f64_odd((uint64_t)0 - (uint64_t)x) : tkh_u64_to_f64_odd((uint64_t)x);
 }
 
 #if !defined(__HIPCC__) && !defined(__CUDACC__)

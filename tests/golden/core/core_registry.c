@@ -9,19 +9,26 @@
 static const char *const targets[] = { "gfx90a:xnack-", "gfx1030", NULL };
 static const char *const evidence[] = { "admission: the kernel was built for the selected device's architecture", "exactness: every output element was compared with the CPU oracle and equal", "provenance: kernel source, compiler, build and device fingerprints recorded", NULL };
 
-TKH_HIDDEN int tkhk_add_i32_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_add_i32(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN int tkhk_add_i32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_add_i32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const add_i32_obligations[] = { "lhs, rhs and out are dense i32 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_i32_degradations[] = { "integer overflow wraps instead of trapping", NULL };
 static const char *const add_i32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand add_i32_inputs[] = { { "lhs", "i32", sizeof(int32_t), NULL, 0 }, { "rhs", "i32", sizeof(int32_t), NULL, 0 } };
+static const tkh_operand add_i32_outputs[] = { { "out", "i32", sizeof(int32_t), "exact", 0 } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_i32 = {
     .catalog = "core",
     .op = "add",
     .type = "i32",
+    .signature = "i32 lhs, i32 rhs -> i32 out",
     .symbol = "tkhk_add_i32",
     .shape = "elementwise",
     .arity = 2,
-    .elem_size = sizeof(int32_t),
+    .inputs = add_i32_inputs,
+    .output_count = 1,
+    .outputs = add_i32_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
     .out_count = 0,
     .scratch_size = 0,
     .block = 256,
@@ -47,19 +54,26 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_i32 = {
     .check = tkhi_check_add_i32,
 };
 
-TKH_HIDDEN int tkhk_add_f16_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN int tkhk_add_f16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const add_f16_obligations[] = { "lhs, rhs and out are dense f16 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_f16_degradations[] = { NULL };
 static const char *const add_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand add_f16_inputs[] = { { "lhs", "f16", sizeof(uint16_t), NULL, 0 }, { "rhs", "f16", sizeof(uint16_t), NULL, 0 } };
+static const tkh_operand add_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "exact", 0 } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_f16 = {
     .catalog = "core",
     .op = "add",
     .type = "f16",
+    .signature = "f16 lhs, f16 rhs -> f16 out",
     .symbol = "tkhk_add_f16",
     .shape = "elementwise",
     .arity = 2,
-    .elem_size = sizeof(uint16_t),
+    .inputs = add_f16_inputs,
+    .output_count = 1,
+    .outputs = add_f16_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
     .out_count = 0,
     .scratch_size = 0,
     .block = 256,
@@ -85,19 +99,26 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_f16 = {
     .check = tkhi_check_add_f16,
 };
 
-TKH_HIDDEN int tkhk_neg_i8_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN int tkhk_neg_i8_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const neg_i8_obligations[] = { "in and out are dense i8 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const neg_i8_degradations[] = { NULL };
 static const char *const neg_i8_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand neg_i8_inputs[] = { { "in", "i8", sizeof(int8_t), NULL, 0 } };
+static const tkh_operand neg_i8_outputs[] = { { "out", "i8", sizeof(int8_t), "exact", 0 } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8 = {
     .catalog = "core",
     .op = "neg",
     .type = "i8",
+    .signature = "i8 in -> i8 out",
     .symbol = "tkhk_neg_i8",
     .shape = "elementwise",
     .arity = 1,
-    .elem_size = sizeof(int8_t),
+    .inputs = neg_i8_inputs,
+    .output_count = 1,
+    .outputs = neg_i8_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
     .out_count = 0,
     .scratch_size = 0,
     .block = 256,
@@ -123,22 +144,29 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8 = {
     .check = tkhi_check_neg_i8,
 };
 
-TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *, size_t, tkh_fold *);
 TKH_HIDDEN void tkhi_check_sum_f32_merge(tkh_fold *, const tkh_fold *);
 TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
-static const char *const sum_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+static const char *const sum_f32_obligations[] = { "in is a dense f32 buffer of n elements; out holds one element", "the kernel reads every element of in once", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const sum_f32_degradations[] = { NULL };
 static const char *const sum_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand sum_f32_inputs[] = { { "in", "f32", sizeof(float), NULL, 0 } };
+static const tkh_operand sum_f32_outputs[] = { { "out", "f32", sizeof(float), "sum_bound", 0 } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32 = {
     .catalog = "core",
     .op = "sum",
     .type = "f32",
+    .signature = "f32 in -> f32 out",
     .symbol = "tkhk_sum_f32",
     .shape = "reduction",
     .arity = 1,
-    .elem_size = sizeof(float),
+    .inputs = sum_f32_inputs,
+    .output_count = 1,
+    .outputs = sum_f32_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
     .out_count = 1,
     .scratch_size = sizeof(float),
     .block = 256,
@@ -167,19 +195,26 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32 = {
     .finish = tkhi_check_sum_f32_finish,
 };
 
-TKH_HIDDEN int tkhk_softsign_bf16_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_softsign_bf16(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN int tkhk_softsign_bf16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_softsign_bf16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const softsign_bf16_obligations[] = { "in and out are dense bf16 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_bf16_degradations[] = { NULL };
 static const char *const softsign_bf16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand softsign_bf16_inputs[] = { { "in", "bf16", sizeof(uint16_t), NULL, 0 } };
+static const tkh_operand softsign_bf16_outputs[] = { { "out", "bf16", sizeof(uint16_t), "ulp", 0.55 } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_bf16 = {
     .catalog = "core",
     .op = "softsign",
     .type = "bf16",
+    .signature = "bf16 in -> bf16 out",
     .symbol = "tkhk_softsign_bf16",
     .shape = "elementwise",
     .arity = 1,
-    .elem_size = sizeof(uint16_t),
+    .inputs = softsign_bf16_inputs,
+    .output_count = 1,
+    .outputs = softsign_bf16_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
     .out_count = 0,
     .scratch_size = 0,
     .block = 256,
@@ -205,19 +240,26 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_bf16 = {
     .check = tkhi_check_softsign_bf16,
 };
 
-TKH_HIDDEN int tkhk_softsign_f32_launch(const void *const *, void *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN size_t tkhi_check_softsign_f32(const void *const *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN int tkhk_softsign_f32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_softsign_f32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const softsign_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_f32_degradations[] = { NULL };
 static const char *const softsign_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand softsign_f32_inputs[] = { { "in", "f32", sizeof(float), NULL, 0 } };
+static const tkh_operand softsign_f32_outputs[] = { { "out", "f32", sizeof(float), "ulp", 6 } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_f32 = {
     .catalog = "core",
     .op = "softsign",
     .type = "f32",
+    .signature = "f32 in -> f32 out",
     .symbol = "tkhk_softsign_f32",
     .shape = "elementwise",
     .arity = 1,
-    .elem_size = sizeof(float),
+    .inputs = softsign_f32_inputs,
+    .output_count = 1,
+    .outputs = softsign_f32_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
     .out_count = 0,
     .scratch_size = 0,
     .block = 256,
@@ -243,6 +285,52 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_f32 = {
     .check = tkhi_check_softsign_f32,
 };
 
+TKH_HIDDEN int tkhk_scale_where_f16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_scale_where_f16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
+static const char *const scale_where_f16_obligations[] = { "keep, x, out and negative are dense buffers of n elements each (keep bool, x f16, out f16, negative bool)", "the kernel indexes keep, x, out and negative by the same flat element index", "the outputs are copied back and compared with the CPU oracle, the semantic authority", "s is passed by value, the same for every element", NULL };
+static const char *const scale_where_f16_degradations[] = { NULL };
+static const char *const scale_where_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand scale_where_f16_inputs[] = { { "keep", "bool", sizeof(uint8_t), NULL, 0 }, { "x", "f16", sizeof(uint16_t), NULL, 0 } };
+static const tkh_operand scale_where_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "exact", 0 }, { "negative", "bool", sizeof(uint8_t), "exact", 0 } };
+static const tkh_operand scale_where_f16_scalars[] = { { "s", "f16", sizeof(uint16_t), NULL, 0 } };
+TKH_HIDDEN const tkh_kernel_info tkhi_kernel_scale_where_f16 = {
+    .catalog = "core",
+    .op = "scale_where",
+    .type = "f16",
+    .signature = "bool keep, f16 x, scalar f16 s -> f16 out, bool negative",
+    .symbol = "tkhk_scale_where_f16",
+    .shape = "elementwise",
+    .arity = 2,
+    .inputs = scale_where_f16_inputs,
+    .output_count = 2,
+    .outputs = scale_where_f16_outputs,
+    .scalar_count = 1,
+    .scalars = scale_where_f16_scalars,
+    .out_count = 0,
+    .scratch_size = 0,
+    .block = 256,
+    .vector_width = 8,
+    .domain = "float",
+    .representation = "dense",
+    .semantics = "out = x * s where keep, else x; negative = x < 0",
+    .compare_rule = "exact",
+    .ulp_bound = 0,
+    .comparison = "out: exact: every element bit-equal to the oracle's (any NaN equals any NaN); negative: exact: every element bit-equal to the oracle's (any NaN equals any NaN)",
+    .platform = "amd",
+    .targets = targets,
+    .source_fingerprint = "not computed",
+    .compiler = "HIP version: 5.2.21153-0",
+    .compiler_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000001",
+    .build_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000002",
+    .build_command = "hipcc -x hip -O3 --offload-arch=gfx90a:xnack- --offload-arch=gfx1030 -c <kernel>.hip",
+    .obligations = scale_where_f16_obligations,
+    .required_evidence = evidence,
+    .degradations = scale_where_f16_degradations,
+    .non_claims = scale_where_f16_non_claims,
+    .launch = tkhk_scale_where_f16_launch,
+    .check = tkhi_check_scale_where_f16,
+};
+
 static const tkh_kernel_info *const kernels[] = {
     &tkhi_kernel_add_i32,
     &tkhi_kernel_add_f16,
@@ -250,6 +338,7 @@ static const tkh_kernel_info *const kernels[] = {
     &tkhi_kernel_sum_f32,
     &tkhi_kernel_softsign_bf16,
     &tkhi_kernel_softsign_f32,
+    &tkhi_kernel_scale_where_f16,
 };
 
 static const tkh_registry registry = { "core", kernels, sizeof kernels / sizeof kernels[0] };

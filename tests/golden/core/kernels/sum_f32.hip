@@ -55,9 +55,10 @@ __global__ void tkhk_sum_f32(const float *partials, unsigned count, float *out)
 }
 
 /* Enqueues both kernels; 'scratch' holds one partial per block of the grid. */
-extern "C" TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *inputs, void *out, size_t n,
-    unsigned grid, unsigned block, void *scratch, void *stream)
+extern "C" TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
 {
+    (void)scalars;
     if (block != TKH_REDUCE_BLOCK)
         return (int)hipErrorInvalidValue;
     const int vectors = ((uintptr_t)inputs[0] & 15) == 0;
@@ -67,6 +68,6 @@ extern "C" TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *inputs, void *o
     if (err != hipSuccess)
         return (int)err;
     hipLaunchKernelGGL(tkhk_sum_f32, dim3(1), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream,
-        (const float *)scratch, grid, (float *)out);
+        (const float *)scratch, grid, (float *)outputs[0]);
     return (int)hipGetLastError();
 }

@@ -8,64 +8,100 @@ extern TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_f16;
 
 enum { BLOCK = 256 };
 
-/* The first index in [from, to) where the device output differs from the oracle, or 'to';
- * for a difference, 'detail' says what differed. */
-static size_t first_difference(const uint16_t *const *x, const uint16_t *got, size_t from, size_t to,
-    tkh_check_note *note)
+/* "x = 1 (0x3f800000), alpha = 2" for element i's arguments, in a difference's message. */
+static void format_args(char *buf, size_t size, const void *const *inputs, const void *const *scalars, size_t i)
 {
-    for (size_t i = from; i < to; ++i) {
-        const uint16_t want = tkh_oracle_add_f16(x[0][i], x[1][i]);
-        if (!tkh_same_f16(got[i], want)) {
-            char g[64], w[64], args[2 * 66];
-            const uint16_t operands[2] = { x[0][i], x[1][i] };
-            tkh_format_f16(g, sizeof g, got[i]);
-            tkh_format_f16(w, sizeof w, want);
-            tkh_format_list_f16(args, sizeof args, operands, 2);
-            tkh_detail(note->detail, sizeof note->detail, "got %s, expected %s = add(%s)", g, w, args);
-            return i;
-        }
+    (void)scalars;
+    const uint16_t *p_a = inputs[0];
+    const uint16_t *p_b = inputs[1];
+    size_t len = 0;
+    char one[64];
+    tkh_format_f16(one, sizeof one, p_a[i]);
+    if (len < size) {
+        const int w = tkh_detail(buf + len, size - len, "%s%s", "", one);
+        len += w > 0 ? (size_t)w : 0;
     }
-    return to;
+    tkh_format_f16(one, sizeof one, p_b[i]);
+    if (len < size) {
+        const int w = tkh_detail(buf + len, size - len, "%s%s", ", ", one);
+        len += w > 0 ? (size_t)w : 0;
+    }
 }
 
-/* Compares the device output with the oracle. Each block of BLOCK elements first passes
- * a branch-free test that the compiler vectorizes; only a block that fails it is searched
- * for its first difference. Returns that index, or n. Compiled once per x86-64 level
- * (TKH_CHECK_CLONES); static, so that no copy is seen outside this file. */
-TKH_CHECK_CLONES static size_t compare_blocks(const uint16_t *const *x, const uint16_t *got, size_t n,
-    tkh_check_note *note)
+/* Says in 'note' how output out differs at element i. */
+static void describe_difference(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t i, int o, double error, tkh_check_note *note)
 {
+    (void)error;
+    (void)o;
+    char g[64], args[2 * 80];
+    format_args(args, sizeof args, inputs, scalars, i);
+    const uint16_t *p_a = inputs[0];
+    const uint16_t *p_b = inputs[1];
+    const uint16_t *p_out = outputs[0];
+    if (o == 0) {
+        tkh_format_f16(g, sizeof g, p_out[i]);
+        char w[64];
+        tkh_format_f16(w, sizeof w, tkh_oracle_add_f16(p_a[i], p_b[i]));
+        tkh_detail(note->detail, sizeof note->detail, "got %s, expected %s = add(%s)", g, w, args);
+    }
+}
+
+/* Compares the outputs of elements [0, n) with the oracle, block by block: every input
+ * in its compute type, then per output a branch-free test that the compiler vectorizes
+ * (exact outputs: bit-equal to the oracle's; ulp outputs: each error within the bound,
+ * the block's largest kept). Only a block that fails is searched for its first
+ * difference. Returns that element, or n. One copy per x86-64 level (TKH_CHECK_CLONES);
+ * static, so that no copy is seen outside this file. */
+TKH_CHECK_CLONES static size_t compare_blocks(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t n, tkh_check_note *note)
+{
+    const uint16_t *p_a = inputs[0];
+    const uint16_t *p_b = inputs[1];
+    const uint16_t *p_out = outputs[0];
     for (size_t base = 0; base < n; base += BLOCK) {
         const size_t len = n - base < BLOCK ? n - base : BLOCK;
-        int differs = 0;
-        /* f16 converts to and from float a block at a time. */
-        float wide[2][BLOCK], result[BLOCK];
-        uint16_t want[BLOCK];
-        for (int j = 0; j < 2; ++j)
-            tkh_f16_to_f32_n(x[j] + base, wide[j], len);
-        for (size_t i = 0; i < len; ++i)
-            result[i] = tkh_oracle_add_f16_wide(wide[0][i], wide[1][i]);
-        tkh_f32_to_f16_n(result, want, len);
-        for (size_t i = 0; i < len; ++i)
-            differs |= !tkh_same_f16(got[base + i], want[i]);
-        if (differs) { /* the element-by-element oracle has the last word */
-            const size_t bad = first_difference(x, got, base, base + len, note);
-            if (bad < base + len)
-                return bad;
+        float in_a[BLOCK];
+        tkh_f16_to_f32_n(p_a + base, in_a, len);
+        float in_b[BLOCK];
+        tkh_f16_to_f32_n(p_b + base, in_b, len);
+        size_t bad = len;
+        int which = -1;
+        double bad_error = 0;
+        { /* out */
+            const uint16_t *got = p_out + base;
+            float result[BLOCK];
+            for (size_t i = 0; i < len; ++i)
+                result[i] = tkh_oracle_add_f16_wide(in_a[i], in_b[i]);
+            uint16_t want[BLOCK];
+            tkh_f32_to_f16_n(result, want, len);
+            int differs = 0;
+            for (size_t i = 0; i < len; ++i)
+                differs |= !tkh_same_f16(got[i], (uint16_t)want[i]);
+            if (differs) { /* the first difference in the block */
+                size_t i = 0;
+                while (i < bad && tkh_same_f16(got[i], (uint16_t)want[i]))
+                    ++i;
+                if (i < bad) {
+                    bad = i;
+                    which = 0;
+                }
+            }
+        }
+        if (which >= 0) {
+            describe_difference(inputs, outputs, scalars, base + bad, which, bad_error, note);
+            return base + bad;
         }
     }
     return n;
 }
 
-TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, tkh_check_note *note)
+TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block, tkh_check_note *note)
 {
     (void)grid;
     (void)block;
-    const uint16_t *x[2];
-    for (int j = 0; j < 2; ++j)
-        x[j] = inputs[j];
-    return compare_blocks(x, out, n, note);
+    return compare_blocks(inputs, outputs, scalars, n, note);
 }
 
 tkh_status tkh_add_f16(tkh_context *ctx, const uint16_t *lhs, const uint16_t *rhs, uint16_t *out, size_t n,
@@ -75,8 +111,8 @@ tkh_status tkh_add_f16(tkh_context *ctx, const uint16_t *lhs, const uint16_t *rh
     return tkh_kernel_run(ctx, &tkhi_kernel_add_f16, inputs, 2, out, n, report);
 }
 
-tkh_status tkh_add_f16_device(tkh_context *ctx, const uint16_t *lhs, const uint16_t *rhs, uint16_t *out,
-    size_t n, tkh_stream stream)
+tkh_status tkh_add_f16_device(tkh_context *ctx, const uint16_t *lhs, const uint16_t *rhs, uint16_t *out, size_t n,
+    tkh_stream stream)
 {
     const void *inputs[2] = { lhs, rhs };
     return tkh_kernel_launch(ctx, &tkhi_kernel_add_f16, inputs, 2, out, n, stream);

@@ -8,56 +8,88 @@ extern TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8;
 
 enum { BLOCK = 256 };
 
-/* The first index in [from, to) where the device output differs from the oracle, or 'to';
- * for a difference, 'detail' says what differed. */
-static size_t first_difference(const int8_t *const *x, const int8_t *got, size_t from, size_t to,
-    tkh_check_note *note)
+/* "x = 1 (0x3f800000), alpha = 2" for element i's arguments, in a difference's message. */
+static void format_args(char *buf, size_t size, const void *const *inputs, const void *const *scalars, size_t i)
 {
-    for (size_t i = from; i < to; ++i) {
-        const int8_t want = tkh_oracle_neg_i8(x[0][i]);
-        if (!tkh_same_i8(got[i], want)) {
-            char g[64], w[64], args[1 * 66];
-            const int8_t operands[1] = { x[0][i] };
-            tkh_format_i8(g, sizeof g, got[i]);
-            tkh_format_i8(w, sizeof w, want);
-            tkh_format_list_i8(args, sizeof args, operands, 1);
-            tkh_detail(note->detail, sizeof note->detail, "got %s, expected %s = neg(%s)", g, w, args);
-            return i;
-        }
+    (void)scalars;
+    const int8_t *p_a = inputs[0];
+    size_t len = 0;
+    char one[64];
+    tkh_format_i8(one, sizeof one, p_a[i]);
+    if (len < size) {
+        const int w = tkh_detail(buf + len, size - len, "%s%s", "", one);
+        len += w > 0 ? (size_t)w : 0;
     }
-    return to;
 }
 
-/* Compares the device output with the oracle. Each block of BLOCK elements first passes
- * a branch-free test that the compiler vectorizes; only a block that fails it is searched
- * for its first difference. Returns that index, or n. Compiled once per x86-64 level
- * (TKH_CHECK_CLONES); static, so that no copy is seen outside this file. */
-TKH_CHECK_CLONES static size_t compare_blocks(const int8_t *const *x, const int8_t *got, size_t n,
-    tkh_check_note *note)
+/* Says in 'note' how output out differs at element i. */
+static void describe_difference(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t i, int o, double error, tkh_check_note *note)
 {
+    (void)error;
+    (void)o;
+    char g[64], args[1 * 80];
+    format_args(args, sizeof args, inputs, scalars, i);
+    const int8_t *p_a = inputs[0];
+    const int8_t *p_out = outputs[0];
+    if (o == 0) {
+        tkh_format_i8(g, sizeof g, p_out[i]);
+        char w[64];
+        tkh_format_i8(w, sizeof w, tkh_oracle_neg_i8(p_a[i]));
+        tkh_detail(note->detail, sizeof note->detail, "got %s, expected %s = neg(%s)", g, w, args);
+    }
+}
+
+/* Compares the outputs of elements [0, n) with the oracle, block by block: every input
+ * in its compute type, then per output a branch-free test that the compiler vectorizes
+ * (exact outputs: bit-equal to the oracle's; ulp outputs: each error within the bound,
+ * the block's largest kept). Only a block that fails is searched for its first
+ * difference. Returns that element, or n. One copy per x86-64 level (TKH_CHECK_CLONES);
+ * static, so that no copy is seen outside this file. */
+TKH_CHECK_CLONES static size_t compare_blocks(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t n, tkh_check_note *note)
+{
+    const int8_t *p_a = inputs[0];
+    const int8_t *p_out = outputs[0];
     for (size_t base = 0; base < n; base += BLOCK) {
         const size_t len = n - base < BLOCK ? n - base : BLOCK;
-        int differs = 0;
-        for (size_t i = base; i < base + len; ++i)
-            differs |= !tkh_same_i8(got[i], tkh_oracle_neg_i8(x[0][i]));
-        if (differs) { /* the element-by-element oracle has the last word */
-            const size_t bad = first_difference(x, got, base, base + len, note);
-            if (bad < base + len)
-                return bad;
+        const int8_t *in_a = p_a + base;
+        size_t bad = len;
+        int which = -1;
+        double bad_error = 0;
+        { /* out */
+            const int8_t *got = p_out + base;
+            int8_t result[BLOCK];
+            for (size_t i = 0; i < len; ++i)
+                result[i] = tkh_oracle_neg_i8_wide(in_a[i]);
+            const int8_t *want = result;
+            int differs = 0;
+            for (size_t i = 0; i < len; ++i)
+                differs |= !tkh_same_i8(got[i], (int8_t)want[i]);
+            if (differs) { /* the first difference in the block */
+                size_t i = 0;
+                while (i < bad && tkh_same_i8(got[i], (int8_t)want[i]))
+                    ++i;
+                if (i < bad) {
+                    bad = i;
+                    which = 0;
+                }
+            }
+        }
+        if (which >= 0) {
+            describe_difference(inputs, outputs, scalars, base + bad, which, bad_error, note);
+            return base + bad;
         }
     }
     return n;
 }
 
-TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, tkh_check_note *note)
+TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block, tkh_check_note *note)
 {
     (void)grid;
     (void)block;
-    const int8_t *x[1];
-    for (int j = 0; j < 1; ++j)
-        x[j] = inputs[j];
-    return compare_blocks(x, out, n, note);
+    return compare_blocks(inputs, outputs, scalars, n, note);
 }
 
 tkh_status tkh_neg_i8(tkh_context *ctx, const int8_t *in, int8_t *out, size_t n,
@@ -67,8 +99,8 @@ tkh_status tkh_neg_i8(tkh_context *ctx, const int8_t *in, int8_t *out, size_t n,
     return tkh_kernel_run(ctx, &tkhi_kernel_neg_i8, inputs, 1, out, n, report);
 }
 
-tkh_status tkh_neg_i8_device(tkh_context *ctx, const int8_t *in, int8_t *out,
-    size_t n, tkh_stream stream)
+tkh_status tkh_neg_i8_device(tkh_context *ctx, const int8_t *in, int8_t *out, size_t n,
+    tkh_stream stream)
 {
     const void *inputs[1] = { in };
     return tkh_kernel_launch(ctx, &tkhi_kernel_neg_i8, inputs, 1, out, n, stream);

@@ -7,83 +7,116 @@
 extern TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_f32;
 
 enum { BLOCK = 256 };
-/* The bound for the platform built for, from the registry (the vendors' libraries differ). */
-#define BOUND (tkhi_kernel_softsign_f32.ulp_bound)
 
-/* Says in 'note' how output i differs: its ulp error (from the checking loop), the
- * inputs and the reference. */
-static void describe_difference(const float *const *x, const float *got, size_t i, double error,
-    tkh_check_note *note)
+/* "x = 1 (0x3f800000), alpha = 2" for element i's arguments, in a difference's message. */
+static void format_args(char *buf, size_t size, const void *const *inputs, const void *const *scalars, size_t i)
 {
-    const double want = tkh_reference_softsign_f32((double)x[0][i]);
-    char g[64], args[1 * 66], e[48];
-    const float operands[1] = { x[0][i] };
-    tkh_format_f32(g, sizeof g, got[i]);
-    tkh_format_list_f32(args, sizeof args, operands, 1);
-    if (isinf(error))
-        tkh_detail(e, sizeof e, "a special value out of rule");
-    else
-        tkh_detail(e, sizeof e, "%.3Lg ulps", (long double)error);
-    tkh_detail(note->detail, sizeof note->detail,
-        "got %s, expected within %g ulps of %.21Lg = softsign(%s): %s", g,
-        (double)BOUND, (long double)want, args, e);
-    note->error = (double)error;
+    (void)scalars;
+    const float *p_a = inputs[0];
+    size_t len = 0;
+    char one[64];
+    tkh_format_f32(one, sizeof one, p_a[i]);
+    if (len < size) {
+        const int w = tkh_detail(buf + len, size - len, "%s%s", "", one);
+        len += w > 0 ? (size_t)w : 0;
+    }
 }
 
-/* error[i] = the ulp error of got[i] against the reference of the inputs, a loop without
+/* Says in 'note' how output out differs at element i. */
+static void describe_difference(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t i, int o, double error, tkh_check_note *note)
+{
+    (void)error;
+    (void)o;
+    char g[64], args[1 * 80];
+    format_args(args, sizeof args, inputs, scalars, i);
+    const float *p_a = inputs[0];
+    const float *p_out = outputs[0];
+    const float in_a[1] = { p_a[i] };
+    if (o == 0) {
+        tkh_format_f32(g, sizeof g, p_out[i]);
+        const double want = tkh_reference_softsign_f32((double)in_a[0]);
+        char e[48];
+        if (isinf(error))
+            tkh_detail(e, sizeof e, "a special value out of rule");
+        else
+            tkh_detail(e, sizeof e, "%.3g ulps", error);
+        tkh_detail(note->detail, sizeof note->detail,
+            "got %s, expected within %g ulps of %.21Lg = softsign(%s): %s", g,
+            tkhi_kernel_softsign_f32.outputs[0].ulp_bound, (long double)want, args, e);
+        note->error = error;
+    }
+}
+
+/* error[i] = the ulp error of out[i] against the reference of the inputs, a loop without
  * branches that the compiler vectorizes with the reference (with TKH_VECTOR_REFERENCE,
  * its functions too: tokitai_hip/reference_simd.h). Not inlined: inside compare_blocks,
  * beside the conversions of 16-bit blocks, GCC 12 gives up on the loop. */
-TKH_CHECK_CLONES __attribute__((noinline)) static void measure(
-    const float *restrict in0, const float *got, double *restrict error, size_t len)
+TKH_CHECK_CLONES __attribute__((noinline)) static void measure_out(const float *restrict in_a,
+    const float *got, double *restrict error, size_t len)
 {
     for (size_t i = 0; i < len; ++i)
-        error[i] = tkh_ulp_error_f32(got[i], tkh_reference_softsign_f32((double)in0[i]));
+        error[i] = tkh_ulp_error_f32(got[i], tkh_reference_softsign_f32((double)in_a[i]));
 }
 
-/* Measures each output against the reference in double, block by block (measure), then
- * takes the block's largest error and scans the block where it is out of bound or a new
- * largest. Returns the first difference, or n. One copy per x86-64 level
- * (TKH_CHECK_CLONES), static as below. */
-TKH_CHECK_CLONES static size_t compare_blocks(const float *const *x, const float *got, size_t n,
-    tkh_check_note *note)
+/* Compares the outputs of elements [0, n) with the oracle, block by block: every input
+ * in its compute type, then per output a branch-free test that the compiler vectorizes
+ * (exact outputs: bit-equal to the oracle's; ulp outputs: each error within the bound,
+ * the block's largest kept). Only a block that fails is searched for its first
+ * difference. Returns that element, or n. One copy per x86-64 level (TKH_CHECK_CLONES);
+ * static, so that no copy is seen outside this file. */
+TKH_CHECK_CLONES static size_t compare_blocks(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t n, tkh_check_note *note)
 {
-    double worst = (double)note->worst;
+    const float *p_a = inputs[0];
+    const float *p_out = outputs[0];
+    double worst = note->worst;
     for (size_t base = 0; base < n; base += BLOCK) {
         const size_t len = n - base < BLOCK ? n - base : BLOCK;
-        double error[BLOCK];
-        measure(x[0] + base, got + base, error, len);
-        /* (Not in measure's loop: with a maximum in it, that loop does not vectorize.) */
-        const double block_worst = tkh_largest_error_f32(error, len);
-        if (!(block_worst <= BOUND)) {
-            size_t i = 0;
-            while (error[i] <= BOUND)
-                ++i;
-            describe_difference(x, got, base + i, error[i], note);
-            note->worst = (double)worst; /* the blocks before this one */
-            return base + i;
+        const float *in_a = p_a + base;
+        size_t bad = len;
+        int which = -1;
+        double bad_error = 0;
+        { /* out */
+            const float *got = p_out + base;
+            const double bound = tkhi_kernel_softsign_f32.outputs[0].ulp_bound;
+            double error[BLOCK];
+            measure_out(in_a, got, error, len);
+            /* (Not in measure's loop: with a maximum in it, that loop does not vectorize.) */
+            const double block_worst = tkh_largest_error_f32(error, len);
+            if (!(block_worst <= bound)) {
+                size_t i = 0;
+                while (i < bad && error[i] <= bound)
+                    ++i;
+                if (i < bad) {
+                    bad = i;
+                    which = 0;
+                    bad_error = (double)error[i];
+                }
+            } else if (block_worst > worst) { /* where: the first element of the block with that error */
+                size_t i = 0;
+                while (error[i] != block_worst)
+                    ++i;
+                note->worst_index = base + i;
+                worst = (double)block_worst;
+            }
         }
-        if (block_worst > worst) { /* where: the first output of the block with that error */
-            size_t i = 0;
-            while (error[i] != block_worst)
-                ++i;
-            note->worst_index = base + i;
-            worst = block_worst;
+        if (which >= 0) {
+            describe_difference(inputs, outputs, scalars, base + bad, which, bad_error, note);
+            note->worst = worst; /* the blocks before this one */
+            return base + bad;
         }
     }
-    note->worst = (double)worst;
+    note->worst = worst;
     return n;
 }
 
-TKH_HIDDEN size_t tkhi_check_softsign_f32(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, tkh_check_note *note)
+TKH_HIDDEN size_t tkhi_check_softsign_f32(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block, tkh_check_note *note)
 {
     (void)grid;
     (void)block;
-    const float *x[1];
-    for (int j = 0; j < 1; ++j)
-        x[j] = inputs[j];
-    return compare_blocks(x, out, n, note);
+    return compare_blocks(inputs, outputs, scalars, n, note);
 }
 
 tkh_status tkh_softsign_f32(tkh_context *ctx, const float *in, float *out, size_t n,
@@ -93,8 +126,8 @@ tkh_status tkh_softsign_f32(tkh_context *ctx, const float *in, float *out, size_
     return tkh_kernel_run(ctx, &tkhi_kernel_softsign_f32, inputs, 1, out, n, report);
 }
 
-tkh_status tkh_softsign_f32_device(tkh_context *ctx, const float *in, float *out,
-    size_t n, tkh_stream stream)
+tkh_status tkh_softsign_f32_device(tkh_context *ctx, const float *in, float *out, size_t n,
+    tkh_stream stream)
 {
     const void *inputs[1] = { in };
     return tkh_kernel_launch(ctx, &tkhi_kernel_softsign_f32, inputs, 1, out, n, stream);

@@ -148,12 +148,13 @@ TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *state, const void *o
 }
 
 /* The whole check on one thread: fold everything, then compare. */
-TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *inputs, const void *out, size_t n,
-    unsigned grid, unsigned block, tkh_check_note *note)
+TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *inputs, const void *const *outputs,
+    const void *const *scalars, size_t n, unsigned grid, unsigned block, tkh_check_note *note)
 {
+    (void)scalars;
     tkh_fold state = { 0 };
     tkhi_check_sum_f32_fold(inputs[0], n, &state);
-    return tkhi_check_sum_f32_finish(&state, out, n, grid, block, note);
+    return tkhi_check_sum_f32_finish(&state, outputs[0], n, grid, block, note);
 }
 
 tkh_status tkh_sum_f32(tkh_context *ctx, const float *in, float *out, size_t n, tkh_report *report)

@@ -27,31 +27,50 @@
 #define TMIN INT32_MIN
 #define TMAX INT32_MAX
 #define BITS ((W)32)
-#define A ((__int128)a)
-#define UA ((__int128)(U)a)
-#define B ((__int128)b)
-#define UB ((__int128)(U)b)
-#define R(x) ((T)(U)(unsigned __int128)(x))
+#define A ((__int128)v_a)
+#define UA ((__int128)(U)v_a)
+#define B ((__int128)v_b)
+#define UB ((__int128)(U)v_b)
 static void test_add_i32(void **state)
 {
     (void)state;
-    const int32_t edges[] = { 0, 1, 2, (T)-1, TMIN, TMAX, (T)(TMIN + 1), (T)(TMAX - 1), (T)(BITS - 1), (T)BITS, (T)(BITS + 1) };
-    const size_t count = sizeof edges / sizeof edges[0];
+    static const int32_t e_a[] = { 0, 1, 2, (int32_t)-1, (int32_t)INT32_MIN, (int32_t)INT32_MAX, (int32_t)((int32_t)INT32_MIN + 1), (int32_t)((int32_t)INT32_MAX - 1), (int32_t)(32 - 1), (int32_t)32, (int32_t)(32 + 1) };
+    static const int32_t e_b[] = { 0, 1, 2, (int32_t)-1, (int32_t)INT32_MIN, (int32_t)INT32_MAX, (int32_t)((int32_t)INT32_MIN + 1), (int32_t)((int32_t)INT32_MAX - 1), (int32_t)(32 - 1), (int32_t)32, (int32_t)(32 + 1) };
     size_t total = 1;
-    for (int j = 0; j < 2; ++j)
-        total *= count;
+    total *= sizeof e_a / sizeof e_a[0];
+    total *= sizeof e_b / sizeof e_b[0];
     for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
-        int32_t x[2];
-        for (size_t j = 0, rest = pick; j < 2; ++j, rest /= count)
-            x[j] = edges[rest % count];
-        const int32_t a = x[0], b = x[1];
-        const int32_t got = tkh_oracle_add_i32(a, b), want = R(A + B);
-        if (!tkh_same_i32(got, want)) {
-            char args[2 * 66], sg[64], sw[64];
-            tkh_format_list_i32(args, sizeof args, x, 2);
+        size_t rest = pick;
+        const int32_t v_a = e_a[rest % (sizeof e_a / sizeof e_a[0])];
+        rest /= sizeof e_a / sizeof e_a[0];
+        const int32_t v_b = e_b[rest % (sizeof e_b / sizeof e_b[0])];
+        rest /= sizeof e_b / sizeof e_b[0];
+        char args[2 * 80] = "";
+        size_t len = 0;
+        {
+            char one[64];
+            tkh_format_i32(one, sizeof one, v_a);
+            const int w = tkh_detail(args + len, sizeof args - len, "%s%s", "", one);
+            len += w > 0 && (size_t)w < sizeof args - len ? (size_t)w : 0;
+        }
+        {
+            char one[64];
+            tkh_format_i32(one, sizeof one, v_b);
+            const int w = tkh_detail(args + len, sizeof args - len, "%s%s", ", ", one);
+            len += w > 0 && (size_t)w < sizeof args - len ? (size_t)w : 0;
+        }
+        {
+            const int32_t got = tkh_oracle_add_i32(v_a, v_b);
+            char sg[64];
             tkh_format_i32(sg, sizeof sg, got);
-            tkh_format_i32(sw, sizeof sw, want);
-            fail_msg("add_i32(%s) = %s, the reference says %s", args, sg, sw);
+#define R(x) ((int32_t)(uint32_t)(unsigned __int128)(x))
+            const int32_t want = R(A + B);
+#undef R
+            if (!tkh_same_i32(got, want)) {
+                char sw[64];
+                tkh_format_i32(sw, sizeof sw, want);
+                fail_msg("add_i32(%s) = %s, the reference says %s", args, sg, sw);
+            }
         }
     }
 }
@@ -59,7 +78,6 @@ static void test_add_i32(void **state)
 #undef UA
 #undef B
 #undef UB
-#undef R
 #undef T
 #undef U
 #undef W
@@ -68,35 +86,53 @@ static void test_add_i32(void **state)
 #undef BITS
 
 #define T float
-#define A ((double)tkh_f16_to_f32(a))
-#define B ((double)tkh_f16_to_f32(b))
-#define R(x) tkh_f32_to_f16((T)(x))
+#define A ((double)tkh_f16_to_f32(v_a))
+#define B ((double)tkh_f16_to_f32(v_b))
 static void test_add_f16(void **state)
 {
     (void)state;
-    const uint16_t edges[] = { 0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0x7BFF, 0xFBFF, 0x0400, 0x0001, 0x8001, 0x3800, 0x4200, 0x3555, 0x5A3F };
-    const size_t count = sizeof edges / sizeof edges[0];
+    static const uint16_t e_a[] = { 0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0x7BFF, 0xFBFF, 0x0400, 0x0001, 0x8001, 0x3800, 0x4200, 0x3555, 0x5A3F };
+    static const uint16_t e_b[] = { 0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0x7BFF, 0xFBFF, 0x0400, 0x0001, 0x8001, 0x3800, 0x4200, 0x3555, 0x5A3F };
     size_t total = 1;
-    for (int j = 0; j < 2; ++j)
-        total *= count;
+    total *= sizeof e_a / sizeof e_a[0];
+    total *= sizeof e_b / sizeof e_b[0];
     for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
-        uint16_t x[2];
-        for (size_t j = 0, rest = pick; j < 2; ++j, rest /= count)
-            x[j] = edges[rest % count];
-        const uint16_t a = x[0], b = x[1];
-        const uint16_t got = tkh_oracle_add_f16(a, b), want = R(A + B);
-        if (!tkh_same_f16(got, want)) {
-            char args[2 * 66], sg[64], sw[64];
-            tkh_format_list_f16(args, sizeof args, x, 2);
+        size_t rest = pick;
+        const uint16_t v_a = e_a[rest % (sizeof e_a / sizeof e_a[0])];
+        rest /= sizeof e_a / sizeof e_a[0];
+        const uint16_t v_b = e_b[rest % (sizeof e_b / sizeof e_b[0])];
+        rest /= sizeof e_b / sizeof e_b[0];
+        char args[2 * 80] = "";
+        size_t len = 0;
+        {
+            char one[64];
+            tkh_format_f16(one, sizeof one, v_a);
+            const int w = tkh_detail(args + len, sizeof args - len, "%s%s", "", one);
+            len += w > 0 && (size_t)w < sizeof args - len ? (size_t)w : 0;
+        }
+        {
+            char one[64];
+            tkh_format_f16(one, sizeof one, v_b);
+            const int w = tkh_detail(args + len, sizeof args - len, "%s%s", ", ", one);
+            len += w > 0 && (size_t)w < sizeof args - len ? (size_t)w : 0;
+        }
+        {
+            const uint16_t got = tkh_oracle_add_f16(v_a, v_b);
+            char sg[64];
             tkh_format_f16(sg, sizeof sg, got);
-            tkh_format_f16(sw, sizeof sw, want);
-            fail_msg("add_f16(%s) = %s, the reference says %s", args, sg, sw);
+#define R(x) tkh_f32_to_f16((float)(x))
+            const uint16_t want = R(A + B);
+#undef R
+            if (!tkh_same_f16(got, want)) {
+                char sw[64];
+                tkh_format_f16(sw, sizeof sw, want);
+                fail_msg("add_f16(%s) = %s, the reference says %s", args, sg, sw);
+            }
         }
     }
 }
 #undef A
 #undef B
-#undef R
 #undef T
 
 #define T int8_t
@@ -105,35 +141,43 @@ static void test_add_f16(void **state)
 #define TMIN INT8_MIN
 #define TMAX INT8_MAX
 #define BITS ((W)8)
-#define A ((__int128)a)
-#define UA ((__int128)(U)a)
-#define R(x) ((T)(U)(unsigned __int128)(x))
+#define A ((__int128)v_a)
+#define UA ((__int128)(U)v_a)
 static void test_neg_i8(void **state)
 {
     (void)state;
-    const int8_t edges[] = { 0, 1, 2, (T)-1, TMIN, TMAX, (T)(TMIN + 1), (T)(TMAX - 1), (T)(BITS - 1), (T)BITS, (T)(BITS + 1) };
-    const size_t count = sizeof edges / sizeof edges[0];
+    static const int8_t e_a[] = { 0, 1, 2, (int8_t)-1, (int8_t)INT8_MIN, (int8_t)INT8_MAX, (int8_t)((int8_t)INT8_MIN + 1), (int8_t)((int8_t)INT8_MAX - 1), (int8_t)(8 - 1), (int8_t)8, (int8_t)(8 + 1) };
     size_t total = 1;
-    for (int j = 0; j < 1; ++j)
-        total *= count;
+    total *= sizeof e_a / sizeof e_a[0];
     for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
-        int8_t x[1];
-        for (size_t j = 0, rest = pick; j < 1; ++j, rest /= count)
-            x[j] = edges[rest % count];
-        const int8_t a = x[0];
-        const int8_t got = tkh_oracle_neg_i8(a), want = R(-A);
-        if (!tkh_same_i8(got, want)) {
-            char args[1 * 66], sg[64], sw[64];
-            tkh_format_list_i8(args, sizeof args, x, 1);
+        size_t rest = pick;
+        const int8_t v_a = e_a[rest % (sizeof e_a / sizeof e_a[0])];
+        rest /= sizeof e_a / sizeof e_a[0];
+        char args[1 * 80] = "";
+        size_t len = 0;
+        {
+            char one[64];
+            tkh_format_i8(one, sizeof one, v_a);
+            const int w = tkh_detail(args + len, sizeof args - len, "%s%s", "", one);
+            len += w > 0 && (size_t)w < sizeof args - len ? (size_t)w : 0;
+        }
+        {
+            const int8_t got = tkh_oracle_neg_i8(v_a);
+            char sg[64];
             tkh_format_i8(sg, sizeof sg, got);
-            tkh_format_i8(sw, sizeof sw, want);
-            fail_msg("neg_i8(%s) = %s, the reference says %s", args, sg, sw);
+#define R(x) ((int8_t)(uint8_t)(unsigned __int128)(x))
+            const int8_t want = R(-A);
+#undef R
+            if (!tkh_same_i8(got, want)) {
+                char sw[64];
+                tkh_format_i8(sw, sizeof sw, want);
+                fail_msg("neg_i8(%s) = %s, the reference says %s", args, sg, sw);
+            }
         }
     }
 }
 #undef A
 #undef UA
-#undef R
 #undef T
 #undef U
 #undef W
@@ -141,55 +185,75 @@ static void test_neg_i8(void **state)
 #undef TMAX
 #undef BITS
 
+#define T float
+#define A ((double)tkh_bf16_to_f32(v_a))
 static void test_softsign_bf16(void **state)
 {
     (void)state;
-    const uint16_t edges[] = { 0x0000, 0x8000, 0x3F80, 0xBF80, 0x7F80, 0xFF80, 0x7FC0, 0x7F7F, 0xFF7F, 0x0080, 0x0001, 0x8001, 0x3F00, 0x4040, 0x3EAB, 0x4491 };
-    const size_t count = sizeof edges / sizeof edges[0];
+    static const uint16_t e_a[] = { 0x0000, 0x8000, 0x3F80, 0xBF80, 0x7F80, 0xFF80, 0x7FC0, 0x7F7F, 0xFF7F, 0x0080, 0x0001, 0x8001, 0x3F00, 0x4040, 0x3EAB, 0x4491 };
     size_t total = 1;
-    for (int j = 0; j < 1; ++j)
-        total *= count;
+    total *= sizeof e_a / sizeof e_a[0];
     for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
-        uint16_t x[1];
-        for (size_t j = 0, rest = pick; j < 1; ++j, rest /= count)
-            x[j] = edges[rest % count];
-        const uint16_t got = tkh_oracle_softsign_bf16(x[0]);
-        const double want = tkh_reference_softsign_bf16((double)tkh_bf16_to_f32(x[0]));
-        const double error = tkh_ulp_error_bf16(tkh_bf16_to_f32(got), want);
-        if (!(error <= 0.55)) {
-            char args[1 * 66], sg[64];
-            tkh_format_list_bf16(args, sizeof args, x, 1);
+        size_t rest = pick;
+        const uint16_t v_a = e_a[rest % (sizeof e_a / sizeof e_a[0])];
+        rest /= sizeof e_a / sizeof e_a[0];
+        char args[1 * 80] = "";
+        size_t len = 0;
+        {
+            char one[64];
+            tkh_format_bf16(one, sizeof one, v_a);
+            const int w = tkh_detail(args + len, sizeof args - len, "%s%s", "", one);
+            len += w > 0 && (size_t)w < sizeof args - len ? (size_t)w : 0;
+        }
+        {
+            const uint16_t got = tkh_oracle_softsign_bf16(v_a);
+            char sg[64];
             tkh_format_bf16(sg, sizeof sg, got);
-            fail_msg("softsign_bf16(%s) = %s on the host, %.3Lg ulps from the reference "
-                "%.21Lg (bound 0.55)", args, sg, (long double)error, (long double)want);
+            const double want = tkh_reference_softsign_bf16((double)tkh_bf16_to_f32(v_a));
+            const double error = tkh_ulp_error_bf16(tkh_bf16_to_f32(got), want);
+            if (!(error <= 0.55))
+                fail_msg("softsign_bf16(%s) = %s on the host, %.3Lg ulps from the reference "
+                    "%.21Lg (bound 0.55)", args, sg, (long double)error, (long double)want);
         }
     }
 }
+#undef A
+#undef T
 
+#define T float
+#define A ((double)v_a)
 static void test_softsign_f32(void **state)
 {
     (void)state;
-    const float edges[] = { 0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, FLT_MAX, -FLT_MAX, FLT_MIN, 0x1p-149f, -0x1p-149f, 0.5f, 3.0f, 0x1.555556p-2f, 0x1.fffffep+23f, 1e-30f };
-    const size_t count = sizeof edges / sizeof edges[0];
+    static const float e_a[] = { 0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, FLT_MAX, -FLT_MAX, FLT_MIN, 0x1p-149f, -0x1p-149f, 0.5f, 3.0f, 0x1.555556p-2f, 0x1.fffffep+23f, 1e-30f };
     size_t total = 1;
-    for (int j = 0; j < 1; ++j)
-        total *= count;
+    total *= sizeof e_a / sizeof e_a[0];
     for (size_t pick = 0; pick < total; ++pick) { /* every tuple of edge values */
-        float x[1];
-        for (size_t j = 0, rest = pick; j < 1; ++j, rest /= count)
-            x[j] = edges[rest % count];
-        const float got = tkh_oracle_softsign_f32(x[0]);
-        const double want = tkh_reference_softsign_f32((double)x[0]);
-        const double error = tkh_ulp_error_f32(got, want);
-        if (!(error <= 6)) {
-            char args[1 * 66], sg[64];
-            tkh_format_list_f32(args, sizeof args, x, 1);
+        size_t rest = pick;
+        const float v_a = e_a[rest % (sizeof e_a / sizeof e_a[0])];
+        rest /= sizeof e_a / sizeof e_a[0];
+        char args[1 * 80] = "";
+        size_t len = 0;
+        {
+            char one[64];
+            tkh_format_f32(one, sizeof one, v_a);
+            const int w = tkh_detail(args + len, sizeof args - len, "%s%s", "", one);
+            len += w > 0 && (size_t)w < sizeof args - len ? (size_t)w : 0;
+        }
+        {
+            const float got = tkh_oracle_softsign_f32(v_a);
+            char sg[64];
             tkh_format_f32(sg, sizeof sg, got);
-            fail_msg("softsign_f32(%s) = %s on the host, %.3Lg ulps from the reference "
-                "%.21Lg (bound 6)", args, sg, (long double)error, (long double)want);
+            const double want = tkh_reference_softsign_f32((double)v_a);
+            const double error = tkh_ulp_error_f32(got, want);
+            if (!(error <= 6))
+                fail_msg("softsign_f32(%s) = %s on the host, %.3Lg ulps from the reference "
+                    "%.21Lg (bound 6)", args, sg, (long double)error, (long double)want);
         }
     }
 }
+#undef A
+#undef T
 
 int main(void)
 {

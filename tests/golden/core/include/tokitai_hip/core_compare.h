@@ -45,19 +45,6 @@ static inline void tkh_format_i8(char *buf, size_t size, int8_t v)
     tkh_detail(buf, size, "%" PRId8, v);
 }
 
-/* "v0, v1, ..." of count operands, for the messages of a difference. */
-static inline void tkh_format_list_i8(char *buf, size_t size, const int8_t *v, int count)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int j = 0; j < count && len < size; ++j) {
-        char one[64];
-        tkh_format_i8(one, sizeof one, v[j]);
-        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
-        len += n > 0 ? (size_t)n : 0;
-    }
-}
-
 static inline int tkh_same_i32(int32_t x, int32_t y)
 {
     return x == y;
@@ -66,19 +53,6 @@ static inline int tkh_same_i32(int32_t x, int32_t y)
 static inline void tkh_format_i32(char *buf, size_t size, int32_t v)
 {
     tkh_detail(buf, size, "%" PRId32, v);
-}
-
-/* "v0, v1, ..." of count operands, for the messages of a difference. */
-static inline void tkh_format_list_i32(char *buf, size_t size, const int32_t *v, int count)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int j = 0; j < count && len < size; ++j) {
-        char one[64];
-        tkh_format_i32(one, sizeof one, v[j]);
-        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
-        len += n > 0 ? (size_t)n : 0;
-    }
 }
 
 /* On the bits, branch-free, so that the checks' loops vectorize: NaN is above infinity. */
@@ -150,19 +124,6 @@ static inline double tkh_largest_error_f16(const double *error, size_t count)
     return largest;
 }
 
-/* "v0, v1, ..." of count operands, for the messages of a difference. */
-static inline void tkh_format_list_f16(char *buf, size_t size, const uint16_t *v, int count)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int j = 0; j < count && len < size; ++j) {
-        char one[64];
-        tkh_format_f16(one, sizeof one, v[j]);
-        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
-        len += n > 0 ? (size_t)n : 0;
-    }
-}
-
 /* On the bits, branch-free, so that the checks' loops vectorize: NaN is above infinity. */
 static inline int tkh_same_bf16(uint16_t x, uint16_t y)
 {
@@ -230,19 +191,6 @@ static inline double tkh_largest_error_bf16(const double *error, size_t count)
     double largest;
     memcpy(&largest, &most, sizeof largest);
     return largest;
-}
-
-/* "v0, v1, ..." of count operands, for the messages of a difference. */
-static inline void tkh_format_list_bf16(char *buf, size_t size, const uint16_t *v, int count)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int j = 0; j < count && len < size; ++j) {
-        char one[64];
-        tkh_format_bf16(one, sizeof one, v[j]);
-        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
-        len += n > 0 ? (size_t)n : 0;
-    }
 }
 
 /* On the bits, branch-free, so that the checks' loops vectorize: NaN is above infinity. */
@@ -314,17 +262,14 @@ static inline double tkh_largest_error_f32(const double *error, size_t count)
     return largest;
 }
 
-/* "v0, v1, ..." of count operands, for the messages of a difference. */
-static inline void tkh_format_list_f32(char *buf, size_t size, const float *v, int count)
+static inline int tkh_same_bool(uint8_t x, uint8_t y)
 {
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int j = 0; j < count && len < size; ++j) {
-        char one[64];
-        tkh_format_f32(one, sizeof one, v[j]);
-        const int n = tkh_detail(buf + len, size - len, "%s%s", j ? ", " : "", one);
-        len += n > 0 ? (size_t)n : 0;
-    }
+    return x == y;
+}
+
+static inline void tkh_format_bool(char *buf, size_t size, uint8_t v)
+{
+    tkh_detail(buf, size, "%" PRIu8, v);
 }
 
 #endif

@@ -4,8 +4,9 @@
  * CPU oracle; it returns TKH_OK only when all match. Failure cases (tokitai_hip/status.h):
  * TKH_ERR_NULL_POINTER, TKH_ERR_EMPTY, TKH_ERR_SIZE_OVERFLOW, TKH_ERR_OVERLAP,
  * TKH_ERR_NO_KERNEL_FOR_ARCH, TKH_ERR_DEVICE_ALLOC, TKH_ERR_COPY, TKH_ERR_LAUNCH,
- * TKH_ERR_SYNC, TKH_ERR_HOST_ALLOC, TKH_ERR_ORACLE_MISMATCH; 'out' is untouched unless
- * the status is TKH_OK, TKH_ERR_ORACLE_MISMATCH or TKH_ERR_COPY of the result. The _device entry points take device
+ * TKH_ERR_SYNC, TKH_ERR_HOST_ALLOC, TKH_ERR_ORACLE_MISMATCH; the outputs are untouched
+ * unless the status is TKH_OK, TKH_ERR_ORACLE_MISMATCH or TKH_ERR_COPY of a result.
+ * Arrays and scalars come in the order the op declares them, then the outputs. The _device entry points take device
  * buffers, enqueue the kernel on 'stream' and check nothing but their arguments (a
  * reduction's device entry point allocates and frees its partials, which synchronizes). */
 #ifndef TKH_CORE_OPS_H
@@ -57,6 +58,12 @@ TKH_API tkh_status tkh_softsign_bf16_device(tkh_context *ctx, const uint16_t *in
 TKH_API tkh_status tkh_softsign_f32(tkh_context *ctx, const float *in, float *out, size_t n,
     tkh_report *report);
 TKH_API tkh_status tkh_softsign_f32_device(tkh_context *ctx, const float *in, float *out, size_t n,
+    tkh_stream stream);
+
+/* scale_where f16: out = x * s where keep, else x; negative = x < 0 */
+TKH_API tkh_status tkh_scale_where_f16(tkh_context *ctx, const uint8_t *keep, const uint16_t *x, uint16_t s, uint16_t *out, uint8_t *negative, size_t n,
+    tkh_report *report);
+TKH_API tkh_status tkh_scale_where_f16_device(tkh_context *ctx, const uint8_t *keep, const uint16_t *x, uint16_t s, uint16_t *out, uint8_t *negative, size_t n,
     tkh_stream stream);
 
 #ifdef __cplusplus
