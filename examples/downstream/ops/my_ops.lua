@@ -52,10 +52,10 @@ elementwise {
 }
 
 elementwise {
-  name = "clamp",
+  name = "bounded",
   arity = 3,
   types = { "i32", "f32", "f64" },
-  semantics = "a limited to [lo, hi] = [b, c]: a itself when b <= a <= c (so -0 stays -0), "
+  semantics = "a limited to per-element bounds [lo, hi] = [b, c] (the short form: three arrays; TokitaiHip's clamp takes scalars): a itself when b <= a <= c (so -0 stays -0), "
     .. "else the bound it passes; a NaN anywhere gives NaN",
   compute = {
     integer = "a < b ? b : a > c ? c : a",
