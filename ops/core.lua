@@ -107,23 +107,99 @@ unary("sqrt", "square root, IEEE correctly rounded; sqrt(-x) is NaN, sqrt(-0) = 
 -- Reductions: a deterministic two-level tree (per-thread fold, block tree, a final block).
 -- A reduction's reference combines an accumulator A with an element B; its R() rounds to
 -- the type computed in (f32 for f16 and bf16), as the accumulator does.
+-- Reductions in four parts (docs/op-files.md): map each element to the accumulator type
+-- ACC, combine accumulators from the identity, then a post step of the final one and n.
+-- Integers accumulate in 64 bits, as numpy's and torch's sums do; 16-bit floats in f32.
+local WIDE_ACC = { signed = "i64", unsigned = "u64" }
+local WRAP64 = "(ACC)((uint64_t)a + (uint64_t)b)"
 reduction {
   name = "sum",
   types = { "any" },
-  semantics = "sum of all elements; integers wrap modulo 2^bits; floats accumulate in the "
+  semantics = "sum of all elements; integers accumulate in 64 bits (i64 for signed, u64 for "
+    .. "unsigned, the output's type too) and wrap modulo 2^64; floats accumulate in the "
     .. "compute type (f32 for f16 and bf16) and round once to the storage type",
-  identity = { integer = "(T)0", float = "(T)0" },
-  combine = { integer = "(T)((W)a + (W)b)", float = "a + b" },
+  accumulator = WIDE_ACC, output = WIDE_ACC,
+  identity = "(ACC)0",
+  combine = { integer = WRAP64, float = "a + b" },
   reference = { integer = "R(A + B)", float = "R(A + B)" },
   compare = { float = "sum_bound" },
-  degradations = { integer = { "integer overflow wraps instead of trapping" },
+  degradations = { integer = { "integer overflow wraps (modulo 2^64) instead of trapping" },
                    float = { "float sums depend on the summation order; compared within a stated bound" } },
+}
+reduction {
+  name = "mean",
+  types = { "any" },
+  semantics = "sum / n; integers: the sum in 64 bits (wrapping) divided by n in f64, an f64 "
+    .. "result (numpy.mean); floats: the sum in the compute type divided by n, rounded to "
+    .. "the storage type",
+  accumulator = WIDE_ACC, output = { integer = "f64" },
+  identity = "(ACC)0",
+  combine = { integer = WRAP64, float = "a + b" },
+  post = { integer = "(OUT)a / (OUT)n", float = "a / n" },
+  compare = { float = "sum_bound" },
+  degradations = { integer = { "a sum beyond 64 bits wraps before the division" },
+                   float = { "float sums depend on the summation order; compared within a stated bound" } },
+}
+reduction {
+  name = "sumsq",
+  types = { "any" },
+  semantics = "sum of squares; integers in 64 bits, wrapping (i64 or u64 out); floats: each "
+    .. "square and the sum in the compute type",
+  accumulator = WIDE_ACC, output = WIDE_ACC,
+  identity = "(ACC)0",
+  map = { integer = "(ACC)((uint64_t)x * (uint64_t)x)", float = "x * x" },
+  combine = { integer = WRAP64, float = "a + b" },
+  compare = { float = "sum_bound" },
+  degradations = { integer = { "integer overflow wraps (modulo 2^64) instead of trapping" },
+                   float = { "float sums depend on the summation order; compared within a stated bound" } },
+}
+reduction {
+  name = "norm2",
+  types = { "float" },
+  semantics = "the Euclidean norm sqrt(sum of squares), squares and sum in the compute type",
+  identity = "(ACC)0",
+  map = "x * x",
+  combine = "a + b",
+  post = "sqrt(a)",
+  compare = "sum_bound",
+  degradations = { "float sums depend on the summation order; compared within a stated bound",
+                   "no scaling: squares overflow for elements beyond the square root of the largest value" },
+}
+reduction {
+  name = "count_nonzero",
+  types = { "any", "bool" },
+  semantics = "how many elements are not zero (NaN counts; -0 does not), as an i64",
+  accumulator = "i64", output = "i64",
+  identity = "(ACC)0",
+  map = "(ACC)(x != 0)",
+  combine = WRAP64,
+  reference = "R(A + (B != 0))",
+}
+reduction {
+  name = "any",
+  types = { "any", "bool" },
+  semantics = "whether any element is not zero (NaN is), as a bool",
+  accumulator = "bool", output = "bool",
+  identity = "false",
+  map = "x != 0",
+  combine = "a || b",
+  reference = "R(A || B != 0)",
+}
+reduction {
+  name = "all",
+  types = { "any", "bool" },
+  semantics = "whether every element is not zero (NaN is), as a bool",
+  accumulator = "bool", output = "bool",
+  identity = "true",
+  map = "x != 0",
+  combine = "a && b",
+  reference = "R(A && B != 0)",
 }
 reduction {
   name = "amin",
   types = { "any" },
   semantics = "smallest element; floats: NaN if any element is NaN, -0 < +0",
-  identity = { integer = "TMAX", float = "(T)INFINITY" },
+  identity = { integer = "TMAX", float = "(ACC)INFINITY" },
   combine = { integer = "a < b ? a : b", float = MIN_FLOAT },
   reference = { integer = "R(A < B ? A : B)", float = MIN_FLOAT_REF },
 }
@@ -131,7 +207,7 @@ reduction {
   name = "amax",
   types = { "any" },
   semantics = "largest element; floats: NaN if any element is NaN, -0 < +0",
-  identity = { integer = "TMIN", float = "(T)-INFINITY" },
+  identity = { integer = "TMIN", float = "(ACC)-INFINITY" },
   combine = { integer = "a > b ? a : b", float = MAX_FLOAT },
   reference = { integer = "R(A > B ? A : B)", float = MAX_FLOAT_REF },
 }
@@ -493,4 +569,22 @@ elementwise {
     .. "even; to bool is x != 0",
   compute = cast_compute,
   reference = cast_reference,
+}
+
+-- Index-aware reductions: the value and the index of the best element, ties to the
+-- lowest index (numpy.argmin / argmax; torch.min / max along a dimension give both). A
+-- NaN is preferred to every number, as numpy's argmin and argmax return the first NaN.
+reduction {
+  name = "argmin",
+  types = { "any" },
+  semantics = "the smallest element and its index (i64), the first of equals (-0 equals +0); "
+    .. "floats: the first NaN, if any",
+  better = { integer = "b < a", float = "(b != b && a == a) || b < a" },
+}
+reduction {
+  name = "argmax",
+  types = { "any" },
+  semantics = "the largest element and its index (i64), the first of equals (-0 equals +0); "
+    .. "floats: the first NaN, if any",
+  better = { integer = "b > a", float = "(b != b && a == a) || b > a" },
 }

@@ -36,15 +36,63 @@ NO_OUT = {"silu": F.silu, "softplus": F.softplus, "gelu": F.gelu,
 REDUCE = {"sum": torch.sum, "amin": torch.amin, "amax": torch.amax}
 ARITY = {**{k: 2 for k in BINARY}, **{k: 1 for k in UNARY}, **{k: 1 for k in REDUCE},
          **{k: 1 for k in NO_OUT}}
+COMPARE = {"eq": torch.eq, "ne": torch.ne, "lt": torch.lt, "le": torch.le, "gt": torch.gt,
+           "ge": torch.ge}
+LOGICAL = {"logical_and": torch.logical_and, "logical_or": torch.logical_or,
+           "logical_xor": torch.logical_xor}
 
 
-def inputs(op, dtype, n):
+def inputs(op, dtype, n, count=None):
+    count = ARITY.get(op, 1) if count is None else count
+    if dtype == torch.bool:
+        return [torch.rand(n, device="cuda") < 0.5 for _ in range(count)]
     if dtype.is_floating_point:
-        return [torch.rand(n, device="cuda", dtype=dtype) + 0.5 for _ in range(ARITY[op])]
-    return [torch.ones(n, device="cuda", dtype=dtype) for _ in range(ARITY[op])]
+        return [torch.rand(n, device="cuda", dtype=dtype) + 0.5 for _ in range(count)]
+    return [torch.ones(n, device="cuda", dtype=dtype) for _ in range(count)]
 
 
-def call(op, dtype, n):
+def typed(op, type_name, n):
+    """What torch users write for the ops with signatures of their own (None: no such op)."""
+    if op == "cast":
+        src, dst = (DTYPES.get(t, torch.bool) for t in type_name.split("_"))
+        x, out = inputs(op, src, n, 1)[0], torch.empty(n, device="cuda", dtype=dst)
+        return lambda: out.copy_(x)
+    dtype = torch.bool if type_name == "bool" else DTYPES[type_name]
+    if op in COMPARE:
+        a, b = inputs(op, dtype, n, 2)
+        out = torch.empty(n, device="cuda", dtype=torch.bool)
+        return lambda: COMPARE[op](a, b, out=out)
+    if op in LOGICAL:
+        a, b = inputs(op, dtype, n, 2)
+        out = torch.empty(n, device="cuda", dtype=torch.bool)
+        return lambda: LOGICAL[op](a, b, out=out)
+    if op == "where":
+        cond = inputs(op, torch.bool, n, 1)[0]
+        a, b = inputs(op, dtype, n, 2)
+        out = torch.empty(n, device="cuda", dtype=dtype)
+        return lambda: torch.where(cond, a, b, out=out)
+    x = inputs(op, dtype, n, 1)[0]
+    wide = torch.int64 if not dtype.is_floating_point else None
+    return {
+        "clamp": lambda: torch.clamp(x, 0.25, 0.75, out=torch.empty_like(x)),
+        "axpby": lambda: torch.add(x * 2, x, alpha=3),
+        "mean": lambda: torch.mean(x if wide is None else x.double()),
+        "sumsq": lambda: torch.dot(x, x) if wide is None else torch.sum(x.long() * x.long()),
+        "norm2": lambda: torch.linalg.vector_norm(x),
+        "count_nonzero": lambda: torch.count_nonzero(x),
+        "any": lambda: torch.any(x),
+        "all": lambda: torch.all(x),
+        "argmin": lambda: torch.min(x, dim=0),
+        "argmax": lambda: torch.max(x, dim=0),
+        "sum": lambda: torch.sum(x, dtype=wide),
+    }.get(op)
+
+
+def call(op, type_name, n):
+    fn = typed(op, type_name, n)
+    if fn is not None:
+        return fn
+    dtype = DTYPES[type_name]
     xs = inputs(op, dtype, n)
     if op in REDUCE:
         out = torch.empty((), device="cuda", dtype=dtype)
@@ -75,8 +123,9 @@ def main():
     rows = []
     for r in ours["results"]:
         entry = dict(r)
+        fn = None
         try:
-            fn = call(r["op"], DTYPES[r["type"]], r["n"])
+            fn = call(r["op"], r["type"], r["n"])
             t = time_device(fn, r["reps"])
             entry["torch_device_seconds"] = t
             entry["torch_tb_per_s"] = r["bytes"] / t * 1e-12

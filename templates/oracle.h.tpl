@@ -23,15 +23,67 @@ $(indent)return ($(ctype(o.type, wide)))($(expr or o.expr));
 @ end
 /* $(k.op.name) $(k.label): $(k.op.semantics) ($(k.op_file)) */
 $(macros(k))
-@ if k.op.shape == "reduction" then
-TKH_HD static inline $(t.compute) $(k.identity_fn)(void)
+@ if k.op.shape == "reduction" and k.index then
+@   local A = k.acc.compute
+/* Index-aware: a pick is an element's value (ACC) and its index (-1: none yet). The
+ * better of two picks wins; of two where neither is better, the lower index. So the
+ * result does not depend on the order of the folds. */
+typedef struct $(k.pick) {
+    $(A) value;
+    int64_t index;
+} $(k.pick);
+
+/* Whether b is preferred to a. */
+TKH_HD static inline int $(k.better_fn)($(A) a, $(A) b)
 {
-    return (T)($(k.identity));
+    return ($(k.better));
 }
 
-TKH_HD static inline $(t.compute) $(k.oracle)($(t.compute) a, $(t.compute) b)
+TKH_HD static inline $(k.pick) $(k.identity_fn)(void)
 {
-    return (T)($(k.outputs[1].expr));
+    const $(k.pick) none = { ($(A))0, -1 };
+    return none;
+}
+
+TKH_HD static inline $(k.pick) $(k.map_fn)($(t.compute) x, int64_t index)
+{
+    const $(k.pick) p = { ($(A))x, index };
+    return p;
+}
+
+TKH_HD static inline $(k.pick) $(k.oracle)($(k.pick) a, $(k.pick) b)
+{
+    if (a.index < 0 || b.index < 0)
+        return a.index < 0 ? b : a;
+    if ($(k.better_fn)(a.value, b.value))
+        return b;
+    if ($(k.better_fn)(b.value, a.value))
+        return a;
+    return b.index < a.index ? b : a;
+}
+@ elseif k.op.shape == "reduction" then
+@   local A, O = k.acc.compute, k.out_type.compute
+/* In four parts: identity and combine of accumulators (ACC), the map of an element to
+ * one, and the post step of the final accumulator and the count n to the output (OUT). */
+TKH_HD static inline $(A) $(k.identity_fn)(void)
+{
+    return (ACC)($(k.identity));
+}
+
+TKH_HD static inline $(A) $(k.map_fn)($(t.compute) x)
+{
+    return (ACC)($(k.map));
+}
+
+TKH_HD static inline $(A) $(k.oracle)($(A) a, $(A) b)
+{
+    return (ACC)($(k.outputs[1].expr));
+}
+
+TKH_HD static inline $(O) $(k.post_fn)($(A) a, $(A) n)
+{
+    (void)n;
+    return (OUT)($(k.post));
 }
 @ else
 @   local wide_args, args, loads, unused = {}, {}, {}, {}

@@ -26,36 +26,37 @@
 @ for _, k in ipairs(kernels) do
 @   if k.op.shape == "reduction" and k.reference then
 @     tested[#tested + 1] = k
-@     local t, S = k.type, k.type.c
-@     local WT = t.domain == "integer" and "__int128" or (t.compute == "double" and "__float128" or "double")
+@     local t, S, a = k.type, k.type.c, k.acc
+@     local function wide(x) return x.domain ~= "float" and "__int128" or (x.compute == "double" and "__float128" or "double") end
 $(macros(k))
-#define A (($(WT))acc_ref)
-#define B (($(WT))$(load(t, "e")))
-@     if t.domain == "integer" then
-#define UA ((__int128)(U)acc_ref)
-#define UB ((__int128)(U)e)
-#define R(x) ((T)(U)(unsigned __int128)(x))
+#define A (($(wide(a)))acc_ref)
+#define B (($(wide(t)))$(load(t, "e")))
+@     if a.domain == "integer" then
+#define R(x) ((ACC)($(a.unsigned))(unsigned __int128)(x))
+@     elseif a.domain == "bool" then
+#define R(x) ((x) != 0)
 @     else
-#define R(x) ((T)(x))
+#define R(x) ((ACC)(x))
 @     end
-/* Folds the edge values forward and backward, the oracle against the reference. */
+/* Folds the edge values forward and backward, the oracle against the reference; the
+ * accumulators are compared. */
 static void test_$(k.id)(void **state)
 {
     (void)state;
     const $(S) edges[] = { $(table.concat(t.edges, ", ")) };
     const size_t count = sizeof edges / sizeof edges[0];
     for (int backward = 0; backward < 2; ++backward) {
-        $(t.compute) acc = $(k.identity_fn)(), acc_ref = $(k.identity_fn)();
+        $(a.compute) acc = $(k.identity_fn)(), acc_ref = $(k.identity_fn)();
         for (size_t i = 0; i < count; ++i) {
             const $(S) e = edges[backward ? count - 1 - i : i];
-            acc = $(k.oracle)(acc, $(load(t, "e")));
+            acc = $(k.oracle)(acc, $(k.map_fn)($(load(t, "e"))));
             acc_ref = $(k.reference);
         }
-        const $(S) got = $(store(t, "acc")), want = $(store(t, "acc_ref"));
-        if (!$(prefix)_same_$(t.name)(got, want)) {
+        const $(a.c) got = $(store(a, "acc")), want = $(store(a, "acc_ref"));
+        if (!$(prefix)_same_$(a.name)(got, want)) {
             char sg[64], sw[64];
-            $(prefix)_format_$(t.name)(sg, sizeof sg, got);
-            $(prefix)_format_$(t.name)(sw, sizeof sw, want);
+            $(prefix)_format_$(a.name)(sg, sizeof sg, got);
+            $(prefix)_format_$(a.name)(sw, sizeof sw, want);
             fail_msg("$(k.op.name)_$(t.name) of the edge values (%s) = %s, the reference says %s",
                 backward ? "backward" : "forward", sg, sw);
         }
@@ -63,10 +64,6 @@ static void test_$(k.id)(void **state)
 }
 #undef A
 #undef B
-@     if t.domain == "integer" then
-#undef UA
-#undef UB
-@     end
 #undef R
 $(unmacros(k))
 

@@ -1,6 +1,7 @@
 /* $(do_not_edit) */
 /* Host entry points of the $(k.op.name) reduction over $(k.type.name) and the oracle check. */
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -10,12 +11,22 @@
 
 extern TKH_HIDDEN const tkh_kernel_info $(k.info);
 
-@ local S, A, t = k.type.c, k.type.compute, k.type
+@ local S, A, t = k.type.c, k.acc.compute, k.type
+@ local O, ot = k.out_type.c, k.out_type
+@ -- An index-aware reduction (argmin, argmax) maps each element with its index into a
+@ -- pick (value, index) and writes two outputs.
+@ if k.index then A = k.pick end
+@ local function mapped(v, i)
+@   if k.index then return k.map_fn .. "(" .. v .. ", (int64_t)(" .. i .. "))" end
+@   return k.map_fn .. "(" .. v .. ")"
+@ end
 @ if k.compare == "sum_bound" then
 @   local acc_mant = t.compute == "double" and 53 or 24
 @   local V = 16 // (t.bits // 8)
 @   local R = t.compute == "double" and "long double" or "double"
 @   local twosum = t.compute == "double"
+@   local squared = k.map == "x * x"
+@   local post = k.bounded_post
 enum { BLOCK = 256 };
 
 /* Float sums depend on the order of additions, so the device result is compared with an
@@ -52,7 +63,8 @@ static void fold_careful(const $(S) *x, size_t count, tkh_fold *state)
     $(R) sum = 0, comp = 0, mag = 0;
     int nan = 0, pos_inf = 0, neg_inf = 0;
     for (size_t i = 0; i < count; ++i) {
-        const $(R) v = ($(R))$(load(t, "x[i]"));
+        const $(R) x_i = ($(R))$(load(t, "x[i]"));
+        const $(R) v = $(squared and "x_i * x_i" or "x_i");
         if (isnan(v)) {
             nan = 1;
         } else if (isinf(v)) {
@@ -105,18 +117,21 @@ TKH_CHECK_CLONES static int fold_fast(const $(S) *x, size_t count, tkh_fold *sta
     for (size_t base = 0; base < count; base += BLOCK) {
         const size_t len = count - base < BLOCK ? count - base : BLOCK;
 @   if t.load then
-        $(A) v[BLOCK];
+        $(t.compute) v[BLOCK];
         $(t.load)_n(x + base, v, len);
 @   else
         const $(S) *v = x + base;
 @   end
         size_t i = 0;
         for (; i + 8 <= len; i += 8) {
-            add_lanes(&sum[0], &comp[0], &mag[0], (lanes){ v[i], v[i + 1], v[i + 2], v[i + 3] });
-            add_lanes(&sum[1], &comp[1], &mag[1], (lanes){ v[i + 4], v[i + 5], v[i + 6], v[i + 7] });
+            const lanes low = { v[i], v[i + 1], v[i + 2], v[i + 3] }, high = { v[i + 4], v[i + 5], v[i + 6], v[i + 7] };
+            add_lanes(&sum[0], &comp[0], &mag[0], $(squared and "low * low" or "low"));
+            add_lanes(&sum[1], &comp[1], &mag[1], $(squared and "high * high" or "high"));
         }
-        for (; i < len; ++i)
-            add_lanes(&sum[0], &comp[0], &mag[0], (lanes){ v[i] });
+        for (; i < len; ++i) {
+            const lanes one = { v[i] };
+            add_lanes(&sum[0], &comp[0], &mag[0], $(squared and "one * one" or "one"));
+        }
     }
     int finite = 1;
     for (int j = 0; j < 2; ++j)
@@ -132,18 +147,20 @@ TKH_CHECK_CLONES static int fold_fast(const $(S) *x, size_t count, tkh_fold *sta
     return 1;
 }
 
-TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state)
+TKH_HIDDEN void $(k.check)_fold(const void *input, size_t first, size_t count, tkh_fold *state)
 {
+    (void)first;
     if (!fold_fast(input, count, state))
         fold_careful(input, count, state);
 }
 
-TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size_t n,
+TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *const *outputs, size_t n,
     unsigned grid, unsigned block, tkh_check_note *note)
 {
+    const void *out = outputs[0];
     const long double sum = state->sum + state->comp, mag = state->mag;
     const int nan = state->nan, pos_inf = state->pos_inf, neg_inf = state->neg_inf;
-    const long double got = (long double)$(load(t, "((const " .. S .. " *)out)[0]"));
+    const long double got = (long double)$(load(ot, "((const " .. O .. " *)out)[0]"));
     unsigned levels = 0;
     while ((1u << levels) < block)
         ++levels;
@@ -153,32 +170,47 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size
     /* The reference's own error: a compensated sum errs by at most u |S| + (n u)^2 sum|x|
      * (u = 2^-53); the merges in long double by less. */
     const long double reference_error = ldexpl(fabsl(sum), -53)
-        + ldexpl((long double)n * (long double)n * mag, -106);
+        + ldexpl((long double)n * (long double)n * mag, -106)$(squared and " + ldexpl(mag, -52) /* squares in double */" or "");
 @   else
     /* The reference's own error: at most 2^-53 of the running magnitude for each of the at
      * most n additions in double, and less for each merge in long double. */
     const long double reference_error = ldexpl((long double)n * mag, -52);
 @   end
-    const long double bound = depth * ldexpl(mag, -$(acc_mant)) * (1 + 0x1p-20L)
-        + ldexpl(fabsl(sum), -$(t.mantissa)) + ldexpl((long double)n, -$(t.compute == "double" and 1074 or 149))
-        + ldexpl(1.0L, -$(t.name == "f16" and 25 or t.name == "bf16" and 134 or t.compute == "double" and 1075 or 150))
+    /* The accumulator's error: the tree's additions, and one rounding of each mapped
+     * element when the map squares; then the underflow of partial sums. */
+    long double bound = depth * ldexpl(mag, -$(acc_mant)) * (1 + 0x1p-20L)
+        + $(squared and ("ldexpl(mag, -" .. acc_mant .. ")") or "0") + ldexpl((long double)n, -$(t.compute == "double" and 1074 or 149))
         + reference_error;
-    const long double largest = $(t.name == "f16" and "65504.0L" or t.name == "bf16" and "0x1.fep127L" or t.compute == "double" and "(long double)DBL_MAX" or "(long double)FLT_MAX");
+    long double want = sum;
+@   if post == "mean" then
+    /* a / n: the error divides by n; the division and n's conversion round once each. */
+    want = sum / (long double)n;
+    bound = bound / (long double)n + 2 * ldexpl(fabsl(want), -$(acc_mant));
+@   elseif post == "sqrt" then
+    /* sqrt(a): |sqrt(s') - sqrt(s)| <= min(sqrt(|s' - s|), |s' - s| / sqrt(s)); the root
+     * rounds once. */
+    want = sqrtl(sum > 0 ? sum : 0);
+    bound = (want > 0 && bound / want < sqrtl(bound) ? bound / want : sqrtl(bound)) + ldexpl(want, -$(acc_mant));
+@   end
+    /* The final rounding to $(ot.name), and the smallest subnormal's half. */
+    bound += ldexpl(fabsl(want), -$(ot.mantissa))
+        + ldexpl(1.0L, -$(ot.name == "f16" and 25 or ot.name == "bf16" and 134 or ot.compute == "double" and 1075 or 150));
+    const long double largest = $(ot.name == "f16" and "65504.0L" or ot.name == "bf16" and "0x1.fep127L" or ot.compute == "double" and "(long double)DBL_MAX" or "(long double)FLT_MAX");
     int ok;
     if (nan || (pos_inf && neg_inf))
         ok = isnan(got);
     else if (pos_inf || neg_inf)
         ok = isinf(got) && (got > 0) == (pos_inf != 0);
-    else if (isinf(got)) /* overflow is right when the sum, or a partial sum, may exceed the range */
-        ok = fabsl(sum) + bound >= largest || mag >= largest;
+    else if (isinf(got)) /* overflow is right when the result, or a partial sum, may exceed the range */
+        ok = fabsl(want) + bound >= largest || mag >= largest;
     else
-        ok = !isnan(got) && fabsl(got - sum) <= bound;
+        ok = !isnan(got) && fabsl(got - want) <= bound;
     if (ok)
         return n;
     char g[64];
-    $(prefix)_format_$(t.name)(g, sizeof g, ((const $(S) *)out)[0]);
+    $(prefix)_format_$(ot.name)(g, sizeof g, ((const $(O) *)out)[0]);
     $(prefix)_detail(note->detail, sizeof note->detail, "got %s, expected %.21Lg within %.3Lg (n = %zu, depth %.0Lf)",
-        g, sum, bound, n, depth);
+        g, want, bound, n, depth);
     return 0;
 }
 @ else
@@ -203,15 +235,16 @@ TKH_HIDDEN void $(k.check)_merge(tkh_fold *state, const tkh_fold *later)
 /* LANES accumulators side by side: the inner loop is a map over lanes, which the
  * compiler vectorizes where the combine step allows it. One copy per x86-64 level
  * (TKH_CHECK_CLONES), static as in the elementwise checks. */
-TKH_CHECK_CLONES static void fold_lanes(const $(S) *x, size_t count, tkh_fold *state)
+TKH_CHECK_CLONES static void fold_lanes(const $(S) *x, size_t first, size_t count, tkh_fold *state)
 {
+    (void)first;
     $(A) acc[LANES];
     for (size_t l = 0; l < LANES; ++l)
         acc[l] = $(k.identity_fn)();
     for (size_t base = 0; base < count; base += BLOCK) {
         const size_t len = count - base < BLOCK ? count - base : BLOCK;
 @   if t.load then
-        $(A) v[BLOCK];
+        $(t.compute) v[BLOCK];
         $(t.load)_n(x + base, v, len);
 @   else
         const $(S) *v = x + base;
@@ -219,9 +252,9 @@ TKH_CHECK_CLONES static void fold_lanes(const $(S) *x, size_t count, tkh_fold *s
         size_t i = 0;
         for (; i + LANES <= len; i += LANES)
             for (size_t l = 0; l < LANES; ++l)
-                acc[l] = $(k.oracle)(acc[l], v[i + l]);
+                acc[l] = $(k.oracle)(acc[l], $(mapped("v[i + l]", "first + base + i + l")));
         for (; i < len; ++i)
-            acc[0] = $(k.oracle)(acc[0], v[i]);
+            acc[0] = $(k.oracle)(acc[0], $(mapped("v[i]", "first + base + i")));
     }
     for (size_t l = 0; l < LANES; ++l) {
         tkh_fold part = { .started = 1 };
@@ -230,12 +263,12 @@ TKH_CHECK_CLONES static void fold_lanes(const $(S) *x, size_t count, tkh_fold *s
     }
 }
 
-TKH_HIDDEN void $(k.check)_fold(const void *input, size_t count, tkh_fold *state)
+TKH_HIDDEN void $(k.check)_fold(const void *input, size_t first, size_t count, tkh_fold *state)
 {
-    fold_lanes(input, count, state);
+    fold_lanes(input, first, count, state);
 }
 
-TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size_t n,
+TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *const *outputs, size_t n,
     unsigned grid, unsigned block, tkh_check_note *note)
 {
     (void)grid;
@@ -243,15 +276,30 @@ TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *state, const void *out, size
     $(A) acc = $(k.identity_fn)();
     if (state->started)
         memcpy(&acc, state->acc, sizeof acc);
-    const $(S) want = $(store(t, "acc"));
-    const $(S) got = ((const $(S) *)out)[0];
-    if ($(prefix)_same_$(t.name)(got, want))
+@   if k.index then
+    /* Both outputs: the value (ties and NaN by the pick's rule) and its index. */
+    const $(S) want = $(store(t, "acc.value")), got = ((const $(S) *)outputs[0])[0];
+    const int64_t got_index = ((const int64_t *)outputs[1])[0];
+    if ($(prefix)_same_$(t.name)(got, want) && got_index == acc.index)
         return n;
     char g[64], w[64];
     $(prefix)_format_$(t.name)(g, sizeof g, got);
     $(prefix)_format_$(t.name)(w, sizeof w, want);
+    $(prefix)_detail(note->detail, sizeof note->detail, "got %s at index %" PRId64 ", expected %s at index %" PRId64,
+        g, got_index, w, acc.index);
+    return 0;
+@   else
+    const void *out = outputs[0];
+    const $(O) want = $(store(ot, k.post_fn .. "(acc, (" .. A .. ")n)"));
+    const $(O) got = ((const $(O) *)out)[0];
+    if ($(prefix)_same_$(ot.name)(got, want))
+        return n;
+    char g[64], w[64];
+    $(prefix)_format_$(ot.name)(g, sizeof g, got);
+    $(prefix)_format_$(ot.name)(w, sizeof w, want);
     $(prefix)_detail(note->detail, sizeof note->detail, "got %s, expected %s", g, w);
     return 0;
+@   end
 }
 @ end
 
@@ -261,19 +309,38 @@ TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *const *outpu
 {
     (void)scalars;
     tkh_fold state = { 0 };
-    $(k.check)_fold(inputs[0], n, &state);
-    return $(k.check)_finish(&state, outputs[0], n, grid, block, note);
+    $(k.check)_fold(inputs[0], 0, n, &state);
+    return $(k.check)_finish(&state, outputs, n, grid, block, note);
+}
+@ if k.index then
+
+tkh_status $(k.entry)(tkh_context *ctx, $(k.entry_params), size_t n, tkh_report *report)
+{
+    const void *inputs[1] = { in };
+    void *outputs[2] = { value, index };
+    const tkh_args args = { inputs, 1, outputs, 2, NULL, 0 };
+    return tkh_kernel_call(ctx, &$(k.info), &args, n, report);
 }
 
-tkh_status $(k.entry)(tkh_context *ctx, const $(S) *in, $(S) *out, size_t n, tkh_report *report)
+tkh_status $(k.device_entry)(tkh_context *ctx, $(k.entry_params), size_t n, tkh_stream stream)
+{
+    const void *inputs[1] = { in };
+    void *outputs[2] = { value, index };
+    const tkh_args args = { inputs, 1, outputs, 2, NULL, 0 };
+    return tkh_kernel_enqueue(ctx, &$(k.info), &args, n, stream);
+}
+@ else
+
+tkh_status $(k.entry)(tkh_context *ctx, const $(S) *in, $(O) *out, size_t n, tkh_report *report)
 {
     const void *inputs[1] = { in };
     return tkh_kernel_run(ctx, &$(k.info), inputs, 1, out, n, report);
 }
 
-tkh_status $(k.device_entry)(tkh_context *ctx, const $(S) *in, $(S) *out, size_t n,
+tkh_status $(k.device_entry)(tkh_context *ctx, const $(S) *in, $(O) *out, size_t n,
     tkh_stream stream)
 {
     const void *inputs[1] = { in };
     return tkh_kernel_launch(ctx, &$(k.info), inputs, 1, out, n, stream);
 }
+@ end

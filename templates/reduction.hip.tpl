@@ -1,13 +1,18 @@
 /* $(do_not_edit) */
 /* $(k.op.name) over $(k.type.name): a deterministic two-level reduction for a given n
- * and grid. Each thread folds a grid-stride slice in order (16 bytes per load when the
- * input is 16-byte aligned, then a scalar tail), each block folds its threads in a
- * shared-memory tree into one partial (in the compute type), and one final block folds
- * the partials the same way and stores the result. */
+ * and grid. Each thread maps and folds a grid-stride slice in order (16 bytes per load
+ * when the input is 16-byte aligned, then a scalar tail), each block folds its threads in
+ * a shared-memory tree into one partial (in the accumulator type), and one final block
+ * folds the partials the same way, applies the post step and stores the result. */
 #include "tokitai_hip/hip_platform.h"
 #include "$(k.oracle_header)"
 
-@ local S, A = k.type.c, k.type.compute
+@ local S, A = k.type.c, k.index and k.pick or k.acc.compute
+@ -- An element mapped into the accumulator (index-aware: with its index).
+@ local function mapped(v, i)
+@   if k.index then return k.map_fn .. "(" .. v .. ", (int64_t)(" .. i .. "))" end
+@   return k.map_fn .. "(" .. v .. ")"
+@ end
 @ local V = 16 // (k.type.bits // 8)
 #define TKH_REDUCE_BLOCK $(reduce_block)
 
@@ -37,24 +42,39 @@ __global__ void $(k.symbol)_partial(const $(S) *x, $(A) *partials, size_t n, int
         const $(k.id)_vec v = ((const $(k.id)_vec *)x)[i];
 #pragma unroll
         for (int j = 0; j < $(V); ++j)
-            acc = $(k.oracle)(acc, $(load(k.type, "v.lane[j]")));
+            acc = $(k.oracle)(acc, $(mapped(load(k.type, "v.lane[j]"), "i * " .. V .. " + j")));
     }
     for (size_t i = scalar_from + first; i < n; i += stride)
-        acc = $(k.oracle)(acc, $(load(k.type, "x[i]")));
+        acc = $(k.oracle)(acc, $(mapped(load(k.type, "x[i]"), "i")));
     acc = $(k.symbol)_block_fold(acc);
     if (threadIdx.x == 0)
         partials[blockIdx.x] = acc;
 }
 
-__global__ void $(k.symbol)(const $(A) *partials, unsigned count, $(S) *out)
+@ if k.index then
+__global__ void $(k.symbol)(const $(A) *partials, unsigned count, $(S) *value, int64_t *index, size_t n)
+{
+    (void)n;
+    $(A) acc = $(k.identity_fn)();
+    for (unsigned i = threadIdx.x; i < count; i += TKH_REDUCE_BLOCK)
+        acc = $(k.oracle)(acc, partials[i]);
+    acc = $(k.symbol)_block_fold(acc);
+    if (threadIdx.x == 0) {
+        value[0] = $(store(k.type, "acc.value"));
+        index[0] = acc.index;
+    }
+}
+@ else
+__global__ void $(k.symbol)(const $(A) *partials, unsigned count, $(k.out_type.c) *out, size_t n)
 {
     $(A) acc = $(k.identity_fn)();
     for (unsigned i = threadIdx.x; i < count; i += TKH_REDUCE_BLOCK)
         acc = $(k.oracle)(acc, partials[i]);
     acc = $(k.symbol)_block_fold(acc);
     if (threadIdx.x == 0)
-        out[0] = $(store(k.type, "acc"));
+        out[0] = $(store(k.out_type, k.post_fn .. "(acc, (" .. A .. ")n)"));
 }
+@ end
 
 /* Enqueues both kernels; 'scratch' holds one partial per block of the grid. */
 extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *outputs,
@@ -70,6 +90,6 @@ extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *ou
     if (err != hipSuccess)
         return (int)err;
     hipLaunchKernelGGL($(k.symbol), dim3(1), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream,
-        (const $(A) *)scratch, grid, ($(S) *)outputs[0]);
+        (const $(A) *)scratch, grid, ($(k.index and S or k.out_type.c) *)outputs[0],$(k.index and " (int64_t *)outputs[1]," or "") n);
     return (int)hipGetLastError();
 }

@@ -2,7 +2,9 @@
 /* The '$(name)' registry: what each kernel computes, what it was built for and from,
  * and the contract it runs under. Plain constant data: no constructors, so it works the
  * same from a static and a shared library. */
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "$(ops_header)"
 
@@ -28,9 +30,9 @@ static const char *const evidence[] = $(list(contract.required_evidence));
 TKH_HIDDEN int $(k.launch)(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t $(k.check)(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 @   if k.op.shape == "reduction" then
-TKH_HIDDEN void $(k.check)_fold(const void *, size_t, tkh_fold *);
+TKH_HIDDEN void $(k.check)_fold(const void *, size_t, size_t, tkh_fold *);
 TKH_HIDDEN void $(k.check)_merge(tkh_fold *, const tkh_fold *);
-TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 @   end
 static const char *const $(k.id)_obligations[] = $(list(contract.obligations(k), k.op.obligations));
 static const char *const $(k.id)_degradations[] = $(list(k.degradations));
@@ -54,7 +56,7 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .scalar_count = $(#k.scalars),
     .scalars = $(#k.scalars > 0 and (k.id .. "_scalars") or "NULL"),
     .out_count = $(k.op.shape == "reduction" and 1 or 0),
-    .scratch_size = $(k.op.shape == "reduction" and ("sizeof(" .. k.type.compute .. ")") or 0),
+    .scratch_size = $(k.op.shape == "reduction" and ("sizeof(" .. (k.index and ("struct { " .. k.acc.compute .. " value; int64_t index; }") or k.acc.compute) .. ")") or 0),
     .block = $(k.op.shape == "reduction" and reduce_block or 256),
     .vector_width = $(k.vector_width),
     .domain = $(cstr(k.type.domain)),

@@ -45,6 +45,14 @@ int main(void)
         printf("%g * %g + %g = %g\n", alpha, x[i], y[i], out[i]);
     for (int i = 0; i < 4; ++i) /* 3 1, -3 -1, MIN 0, 0 5 */
         printf("divmod(%d, %d) = %d, %d\n", num[i], den[i], q[i], r[i]);
+    double mean_abs = 0; /* a reduction in four parts: (7 + 7 + 2^31 + 5) / 4 */
+    st = my_ops_mean_abs_i32(ctx, num, &mean_abs, 4, NULL);
+    if (st != TKH_OK) {
+        fprintf(stderr, "my_app: mean_abs: %s: %s\n", tkh_status_name(st), tkh_last_error());
+        tkh_context_destroy(ctx);
+        return 1;
+    }
+    printf("mean |x| = %.17g\n", mean_abs);
 
     /* logistic over 2^28 float bit patterns (NaN, infinities and subnormals among them):
      * every result within the op's bound of its reference, and the report says how far

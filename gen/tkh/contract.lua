@@ -31,7 +31,10 @@ function M.obligations(k)
   end
   local first
   if k.op.shape == "reduction" then
-    first = string.format("in is a dense %s buffer of n elements; out holds one element", k.type.name)
+    local outs = {}
+    for _, o in ipairs(k.outputs) do outs[#outs + 1] = o.param .. " (" .. o.type.name .. ")" end
+    first = string.format("in is a dense %s buffer of n elements; %s hold%s one element%s", k.type.name,
+      join(outs), #outs > 1 and "" or "s", #outs > 1 and " each" or "")
   elseif same then
     first = string.format("%s are dense %s buffers of n elements each", join(arrays), k.type.name)
   else

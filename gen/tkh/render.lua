@@ -34,13 +34,18 @@ local function kernel_names(k, prefix, oracle_dir, platform)
   local id = k.op.name .. "_" .. k.label
   local n = {
     id = id, label = k.label, op = k.op, type = k.type, steps = k.steps, binding = k.binding,
-    identity = k.identity, degradations = k.degradations,
+    identity = k.identity, degradations = k.degradations, acc = k.acc, out_type = k.out_type,
+    map = k.map, post = k.post, bounded_post = k.bounded_post, index = k.index, better = k.better,
     args = k.args, inputs = k.inputs, scalars = k.scalars, outputs = {},
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",
     oracle = prefix .. "_oracle_" .. id,
     oracle_header = oracle_dir .. "/" .. id .. ".h",
     identity_fn = prefix .. "_identity_" .. id,
+    map_fn = prefix .. "_map_" .. id,
+    pick = prefix .. "_pick_" .. id,
+    better_fn = prefix .. "_better_" .. id,
+    post_fn = prefix .. "_post_" .. id,
     symbol = prefix .. "k_" .. id,
     launch = prefix .. "k_" .. id .. "_launch",
     check = prefix .. "i_check_" .. id,
@@ -100,6 +105,10 @@ local function macro_list(k, wide)
   for _, name in ipairs(names) do
     local t = types.by_name[k.binding[name]]
     m[#m + 1] = { name, wide and t.reference or t.compute }
+  end
+  if k.acc then -- a reduction's accumulator and output types
+    m[#m + 1] = { "ACC", wide and k.acc.reference or k.acc.compute }
+    m[#m + 1] = { "OUT", wide and k.out_type.reference or k.out_type.compute }
   end
   local t = k.binding.T and types.by_name[k.binding.T]
   if t and t.domain == "integer" then
@@ -166,6 +175,7 @@ function M.all(ops, opts, build_info)
   for _, k in ipairs(kernels) do
     for _, x in ipairs(k.args) do used[x.type.name] = true end
     for _, x in ipairs(k.outputs) do used[x.type.name] = true end
+    if k.acc then used[k.acc.name] = true end
   end
   for _, name in ipairs(types.order) do
     if used[name] and not seen_type[name] then

@@ -157,7 +157,7 @@ int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const tk
     o->compared = 1;
     for (unsigned p = 1; p < count; ++p)
         k->merge(&folds[0], &folds[p]);
-    if (k->finish(&folds[0], arrays->out[0], n, grid, block, &o->note) == n)
+    if (k->finish(&folds[0], (const void *const *)arrays->out, n, grid, block, &o->note) == n)
         return 0;
     o->bad = 0;
     return 1;
@@ -175,7 +175,7 @@ static void fold_part(void *arg, unsigned part, unsigned parts)
     fold_job *job = arg;
     size_t lo, hi;
     tkhi_split(job->n, job->n, part, parts, &lo, &hi);
-    job->kernel->fold(job->input + lo * job->kernel->inputs[0].size, hi - lo, &job->parts[part]);
+    job->kernel->fold(job->input + lo * job->kernel->inputs[0].size, lo, hi - lo, &job->parts[part]);
 }
 
 int tkhi_oracle_reduction(tkhi_oracle *o, const tkhi_arrays *arrays, const void *const *scalars, size_t n,

@@ -15,6 +15,7 @@ typedef struct stage_job {
     const tkh_kernel_info *kernel;
     const unsigned char *src;  /* at element first */
     unsigned char *dst;
+    size_t first;              /* the chunk's first element in the whole input */
     size_t chunk, count;       /* elements per full chunk; in this one */
     tkh_fold *folds;           /* one per part, or NULL when the oracle is off */
 } stage_job;
@@ -30,7 +31,7 @@ static void stage_part(void *arg, unsigned part, unsigned parts)
         const size_t to = at + tkhi_chunk_length(hi, at, piece);
         memcpy(s->dst + at * size, s->src + at * size, (to - at) * size);
         if (s->folds != NULL)
-            s->kernel->fold(s->src + at * size, to - at, &s->folds[part]);
+            s->kernel->fold(s->src + at * size, s->first + at, to - at, &s->folds[part]);
     }
 }
 
@@ -58,7 +59,7 @@ static tkh_status reduction_input(run *r, unsigned char *dev)
         if (err != 0)
             return tkhi_run_sync_failed(r, err);
         stage_job job = { k, (const unsigned char *)r->arrays.in[0] + first * size,
-            slot->pinned_in[0].ptr, chunk, tkhi_chunk_length(r->n, first, chunk), r->folds };
+            slot->pinned_in[0].ptr, first, chunk, tkhi_chunk_length(r->n, first, chunk), r->folds };
         tkhi_run_step(r, stage_part, &job);
         err = tkhi_copy_to_device(r->ctx, dev + first * size, job.dst, job.count * size, slot->stream);
         if (err != 0)

@@ -106,7 +106,7 @@ static void device_buffer_entry_point(void **state)
     assert_int_equal(k->check(inputs, OUT(out), NULL, N, 1, 256, &note), N);
     /* a reduction through its device entry point */
     assert_int_equal(tkh_sum_i32_device(ctx, d[0], d[2], N, NULL), TKH_OK);
-    int32_t total = 0;
+    int64_t total = 0; /* integer sums accumulate in 64 bits */
     assert_int_equal(hipMemcpy(&total, d[2], sizeof total, hipMemcpyDeviceToHost), hipSuccess);
     const void *sum_inputs[1] = { a };
     const tkh_kernel_info *sum = tkh_registry_find(tkh_registry_core(), "sum", "i32");

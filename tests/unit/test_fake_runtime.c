@@ -79,8 +79,9 @@ static size_t check_sum(const void *const *in, const void *const *out, const voi
 }
 
 /* The sum's check in parts, as generated reductions have it (tkh_fold_fn, ...). */
-static void fold_sum(const void *input, size_t count, tkh_fold *state)
+static void fold_sum(const void *input, size_t first, size_t count, tkh_fold *state)
 {
+    (void)first;
     uint32_t s;
     memcpy(&s, state->acc, sizeof s);
     s += (uint32_t)wrapping_sum(input, count);
@@ -90,13 +91,14 @@ static void fold_sum(const void *input, size_t count, tkh_fold *state)
 
 static void merge_sum(tkh_fold *state, const tkh_fold *later)
 {
-    fold_sum(later->acc, 1, state);
+    fold_sum(later->acc, 0, 1, state);
 }
 
-static size_t finish_sum(const tkh_fold *state, const void *out, size_t n, unsigned grid,
+static size_t finish_sum(const tkh_fold *state, const void *const *outputs, size_t n, unsigned grid,
     unsigned block, tkh_check_note *note)
 {
     (void)grid, (void)block;
+    const void *out = outputs[0];
     if (memcmp(state->acc, out, 4) == 0)
         return n;
     snprintf(note->detail, sizeof note->detail, "got %d", (int)*(const int32_t *)out);

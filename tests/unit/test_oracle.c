@@ -97,9 +97,24 @@ static void check_sees_one_flipped_bit(void **state)
 static void reductions_by_hand(void **state)
 {
     (void)state;
-    /* sum wraps: INT32_MAX + 1 + 1 = INT32_MIN + 1 */
-    assert_int_equal(tkh_oracle_sum_i32(tkh_oracle_sum_i32(tkh_identity_sum_i32(), INT32_MAX), 2),
-        INT32_MIN + 1);
+    /* integer sums accumulate in 64 bits: INT32_MAX + 2 does not wrap; INT64_MAX + 2 does */
+    assert_true(tkh_oracle_sum_i32(tkh_oracle_sum_i32(tkh_identity_sum_i32(), INT32_MAX), 2)
+        == (int64_t)INT32_MAX + 2);
+    assert_true(tkh_oracle_sum_i64(tkh_oracle_sum_i64(tkh_identity_sum_i64(), INT64_MAX), 2)
+        == INT64_MIN + 1);
+    /* argmax: the first of equals, a NaN before every number, in any order of folds */
+    tkh_pick_argmax_f32 p = tkh_identity_argmax_f32(), q = tkh_identity_argmax_f32();
+    const float xs[6] = { 1.0f, 3.0f, 3.0f, -0.0f, NAN, NAN };
+    for (int i = 0; i < 6; ++i) {
+        p = tkh_oracle_argmax_f32(p, tkh_map_argmax_f32(xs[i], i));
+        q = tkh_oracle_argmax_f32(tkh_map_argmax_f32(xs[5 - i], 5 - i), q);
+    }
+    assert_true(p.index == 4 && q.index == 4);
+    assert_true(tkh_oracle_argmax_f32(tkh_map_argmax_f32(3.0f, 2), tkh_map_argmax_f32(3.0f, 1)).index == 1);
+    assert_true(tkh_oracle_argmin_i32(tkh_map_argmin_i32(-5, 7), tkh_map_argmin_i32(-5, 3)).index == 3);
+    /* the post steps: mean divides by n, norm2 takes the root */
+    assert_true(tkh_post_mean_i32(7, 2) == 3.5);
+    assert_true(tkh_post_norm2_f32(25.0f, 3.0f) == 5.0f);
     /* IEEE 754-2019 minimum and maximum: NaN wins, -0 < +0 */
     assert_true(isnan(tkh_oracle_amin_f32(1.0f, NAN)));
     assert_true(isnan(tkh_oracle_amax_f32(NAN, 1.0f)));
@@ -374,6 +389,48 @@ static void ulp_rule_for_f16_and_f64(void **state)
     assert_int_equal(d->check(dinputs, OUT(dout), NULL, 1, 1, 256, &note), 0);
 }
 
+/* Kernels with signatures of their own: a bool array, scalars, casts, two outputs. */
+static void typed_kernels_check_every_output(void **state)
+{
+    (void)state;
+    tkh_check_note note = { .worst = 0 };
+    /* where: any non-zero byte of cond reads as true */
+    const uint8_t cond[4] = { 1, 0, 2, 0 };
+    const float a[4] = { 1, 2, 3, 4 }, b[4] = { -1, -2, -3, -4 };
+    float out[4] = { 1, -2, 3, -4 };
+    const void *three[3] = { cond, a, b };
+    assert_int_equal(kernel("where", "f32")->check(three, OUT(out), NULL, 4, 1, 256, &note), 4);
+    out[2] = -3;
+    assert_int_equal(kernel("where", "f32")->check(three, OUT(out), NULL, 4, 1, 256, &note), 2);
+    /* clamp: the scalars lo and hi; hi wins when lo > hi */
+    const float x[3] = { -5, 0.5f, 7 }, lo = 0, hi = 1, low_hi = -1;
+    const float clamped[3] = { 0, 0.5f, 1 }, all_hi[3] = { -1, -1, -1 };
+    const void *one[1] = { x }, *bounds[2] = { &lo, &hi }, *crossed[2] = { &lo, &low_hi };
+    assert_int_equal(kernel("clamp", "f32")->check(one, OUT(clamped), bounds, 3, 1, 256, &note), 3);
+    assert_int_equal(kernel("clamp", "f32")->check(one, OUT(all_hi), crossed, 3, 1, 256, &note), 3);
+    assert_int_equal(kernel("clamp", "f32")->check(one, OUT(clamped), crossed, 3, 1, 256, &note), 0);
+    /* cast: float to integer saturates, NaN gives 0, toward zero */
+    const double d[4] = { 1e300, -1e300, NAN, -2.9 };
+    const int32_t saturated[4] = { INT32_MAX, INT32_MIN, 0, -2 };
+    const void *doubles[1] = { d };
+    assert_int_equal(kernel("cast", "f64_i32")->check(doubles, OUT(saturated), NULL, 4, 1, 256, &note), 4);
+    /* i64 to bf16 rounds once: 2^62 + 2^54 + 1 is above the midpoint 2^62 + 2^54, so it
+     * rounds up to 2^62 + 2^55; through f32 (which rounds it to the midpoint) it would tie
+     * to even, down to 2^62. */
+    const int64_t big = ((int64_t)1 << 62) + ((int64_t)1 << 54) + 1;
+    assert_int_equal(tkh_oracle_cast_i64_bf16(big), tkh_f32_to_bf16(0x1.02p62f));
+    assert_int_not_equal(tkh_f32_to_bf16((float)big), tkh_f32_to_bf16(0x1.02p62f));
+    /* argmax: the value and the index, both compared; the first of equals */
+    const float v[5] = { 1, 9, 3, 9, 2 };
+    float best = 9;
+    int64_t at = 1;
+    const void *values[1] = { v }, *picked[2] = { &best, &at };
+    assert_int_equal(kernel("argmax", "f32")->check(values, picked, NULL, 5, 1, 256, &note), 5);
+    at = 3;
+    assert_int_equal(kernel("argmax", "f32")->check(values, picked, NULL, 5, 1, 256, &note), 0);
+    assert_non_null(strstr(note.detail, "expected 9"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +449,7 @@ int main(void)
         cmocka_unit_test(ulp_distance_by_hand),
         cmocka_unit_test(ulp_rule_passes_at_the_bound_and_fails_past_it),
         cmocka_unit_test(ulp_rule_for_f16_and_f64),
+        cmocka_unit_test(typed_kernels_check_every_output),
     };
     return cmocka_run_group_tests_name("oracle", tests, NULL, NULL);
 }

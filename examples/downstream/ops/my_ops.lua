@@ -79,3 +79,17 @@ elementwise {
   compute = { float = "a >= 0 ? (T)1 / ((T)1 + exp(-a)) : exp(a) / ((T)1 + exp(a))" },
   compare = { f32 = { ulps = { nvidia = 4, amd = 5 } }, f64 = { ulps = { nvidia = 3, amd = 5 } } },
 }
+
+-- A reduction in four parts: map each element to an i64, add them, then divide by n in
+-- f64 (the mean absolute value); exact, so the oracle compares the bits.
+reduction {
+  name = "mean_abs",
+  types = { "i32" },
+  semantics = "the mean of |x|: |x| summed in i64, then divided by n in f64",
+  accumulator = "i64",
+  output = "f64",
+  map = "x < 0 ? -(ACC)x : (ACC)x",
+  identity = "(ACC)0",
+  combine = "(ACC)((uint64_t)a + (uint64_t)b)",
+  post = "(OUT)a / (OUT)n",
+}

@@ -68,16 +68,17 @@ typedef struct tkh_fold {
     unsigned char acc[16];        /* exact reductions: the accumulator (compute type) */
 } tkh_fold;
 
-/* Folds input elements [0, count) into *state. */
-typedef void (*tkh_fold_fn)(const void *input, size_t count, tkh_fold *state);
+/* Folds input elements [0, count) into *state; 'first' is the index of input[0] in the
+ * whole input (index-aware reductions, argmin and argmax, need it). */
+typedef void (*tkh_fold_fn)(const void *input, size_t first, size_t count, tkh_fold *state);
 
 /* Folds *later (over input after that of *state) into *state. */
 typedef void (*tkh_merge_fn)(tkh_fold *state, const tkh_fold *later);
 
 /* Compares a reduction's output with the folded state of all n inputs, like
  * tkh_check_fn: n when it agrees, else 0 with what differed in note->detail. */
-typedef size_t (*tkh_finish_fn)(const tkh_fold *state, const void *out, size_t n, unsigned grid,
-    unsigned block, tkh_check_note *note);
+typedef size_t (*tkh_finish_fn)(const tkh_fold *state, const void *const *outputs, size_t n,
+    unsigned grid, unsigned block, tkh_check_note *note);
 
 /* One operand of a kernel's signature. */
 typedef struct tkh_operand {

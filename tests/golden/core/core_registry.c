@@ -2,7 +2,9 @@
 /* The 'core' registry: what each kernel computes, what it was built for and from,
  * and the contract it runs under. Plain constant data: no constructors, so it works the
  * same from a static and a shared library. */
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tokitai_hip/core_ops.h"
 
@@ -146,10 +148,10 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8 = {
 
 TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
-TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *, size_t, tkh_fold *);
+TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *, size_t, size_t, tkh_fold *);
 TKH_HIDDEN void tkhi_check_sum_f32_merge(tkh_fold *, const tkh_fold *);
-TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *, const void *, size_t, unsigned, unsigned, tkh_check_note *);
-static const char *const sum_f32_obligations[] = { "in is a dense f32 buffer of n elements; out holds one element", "the kernel reads every element of in once", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
+static const char *const sum_f32_obligations[] = { "in is a dense f32 buffer of n elements; out (f32) holds one element", "the kernel reads every element of in once", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const sum_f32_degradations[] = { NULL };
 static const char *const sum_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
 static const tkh_operand sum_f32_inputs[] = { { "in", "f32", sizeof(float), NULL, 0 } };

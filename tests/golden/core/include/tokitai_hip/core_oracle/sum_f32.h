@@ -10,15 +10,32 @@
 
 /* sum f32: sum of all elements (tests/golden/ops.lua) */
 #define T float
+#define ACC float
+#define OUT float
+/* In four parts: identity and combine of accumulators (ACC), the map of an element to
+ * one, and the post step of the final accumulator and the count n to the output (OUT). */
 TKH_HD static inline float tkh_identity_sum_f32(void)
 {
-    return (T)((T)0);
+    return (ACC)((T)0);
+}
+
+TKH_HD static inline float tkh_map_sum_f32(float x)
+{
+    return (ACC)(x);
 }
 
 TKH_HD static inline float tkh_oracle_sum_f32(float a, float b)
 {
-    return (T)(a + b);
+    return (ACC)(a + b);
+}
+
+TKH_HD static inline float tkh_post_sum_f32(float a, float n)
+{
+    (void)n;
+    return (OUT)(a);
 }
 #undef T
+#undef ACC
+#undef OUT
 
 #endif
