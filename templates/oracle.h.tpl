@@ -51,6 +51,17 @@ TKH_HD static inline $(k.pick) $(k.map_fn)($(t.compute) x, int64_t index)
     return p;
 }
 
+/* One thread's step over its elements, which come in increasing index order: a later
+ * element replaces the pick only when it is better (cheaper than the combine). */
+TKH_HD static inline $(k.pick) $(k.step_fn)($(k.pick) acc, $(t.compute) x, int64_t index)
+{
+    if (acc.index < 0 || $(k.better_fn)(acc.value, ($(A))x)) {
+        acc.value = ($(A))x;
+        acc.index = index;
+    }
+    return acc;
+}
+
 TKH_HD static inline $(k.pick) $(k.oracle)($(k.pick) a, $(k.pick) b)
 {
     if (a.index < 0 || b.index < 0)

@@ -45,6 +45,7 @@ local function kernel_names(k, prefix, oracle_dir, platform)
     map_fn = prefix .. "_map_" .. id,
     pick = prefix .. "_pick_" .. id,
     better_fn = prefix .. "_better_" .. id,
+    step_fn = prefix .. "_step_" .. id,
     post_fn = prefix .. "_post_" .. id,
     symbol = prefix .. "k_" .. id,
     launch = prefix .. "k_" .. id .. "_launch",
