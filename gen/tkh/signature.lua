@@ -13,8 +13,9 @@ M.MAX = { inputs = 8, outputs = 4, scalars = 8 }
 -- Names an operand or a step may not take: the macros around an op's expressions.
 M.RESERVED = { T = true, U = true, W = true, TMIN = true, TMAX = true, BITS = true }
 
--- What an expression may name besides its operands, steps and placeholders: C's types and
--- constants, the math functions of tokitai_hip/op_math.h, and helpers named tkh_*.
+-- What an expression may name besides its operands, steps and placeholders: C's types,
+-- keywords and limits, <math.h>'s functions and constants (op_math.h's spellings work on
+-- the device too; C99's others are the expression's own risk), and helpers named tkh_*.
 local KNOWN = {}
 for name in ([[float double int unsigned signed char short long bool _Bool sizeof true false
     int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t
@@ -23,8 +24,24 @@ for name in ([[float double int unsigned signed char short long bool _Bool sizeo
     UINT8_MAX UINT16_MAX UINT32_MAX UINT64_MAX
     exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan atan2 sinh cosh tanh asinh
     acosh atanh erf erfc pow hypot cbrt rsqrt sqrt floor ceil trunc rint round fma copysign
-    fmin fmax fmod fabs isnan isinf isfinite signbit]]):gmatch("[%w_]+") do
+    fmin fmax fmod fabs isnan isinf isfinite signbit
+    frexp ilogb ldexp logb modf scalbn scalbln lgamma tgamma nearbyint lrint llrint lround
+    llround remainder remquo nan nextafter nexttoward fdim fpclassify isnormal isgreater
+    isgreaterequal isless islessequal islessgreater isunordered HUGE_VAL HUGE_VALF SIZE_MAX
+    CHAR_BIT INT_MIN INT_MAX UINT_MAX LONG_MIN LONG_MAX ULONG_MAX LLONG_MIN LLONG_MAX
+    ULLONG_MAX]]):gmatch("[%w_]+") do
   KNOWN[name] = true
+end
+
+-- C's own names beyond the list: <float.h>'s FLT_/DBL_ macros and <math.h>'s FP_ ones,
+-- and the float and long double forms of the math functions (expf, sqrtl).
+local function known(word)
+  if KNOWN[word] or word:match("^FLT_[A-Z0-9_]+$") or word:match("^DBL_[A-Z0-9_]+$")
+      or word:match("^FP_[A-Z]+$") then
+    return true
+  end
+  local base = word:match("^(%l[%l%d]*)[fl]$")
+  return base ~= nil and KNOWN[base] ~= nil
 end
 
 -- The identifiers of a C expression, skipping numbers (0x1.8p-3f, 1e-30f, 10u).
@@ -60,7 +77,7 @@ end
 -- op_math.h: a typo or an operand the signature does not declare.
 function M.check_names(expr, what, names, fail)
   for _, word in ipairs(M.identifiers(expr)) do
-    if not (names[word] or KNOWN[word] or word:match("^tkh_")) then
+    if not (names[word] or known(word) or word:match("^tkh_")) then
       fail("%s expression '%s' uses '%s', which is not declared (operands, scalars and steps: %s)",
         what, expr, word, M.list_names(names))
     end
