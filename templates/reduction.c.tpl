@@ -16,15 +16,6 @@ extern TKH_HIDDEN const tkh_kernel_info $(k.info);
 @ -- An index-aware reduction (argmin, argmax) maps each element with its index into a
 @ -- pick (value, index) and writes two outputs.
 @ if k.index then A = k.pick end
-@ local function mapped(v, i)
-@   if k.index then return k.map_fn .. "(" .. v .. ", (int64_t)(" .. i .. "))" end
-@   return k.map_fn .. "(" .. v .. ")"
-@ end
-@ -- acc folded with the element v at index i, in index order (index-aware: the step).
-@ local function folded(acc, v, i)
-@   if k.index then return k.step_fn .. "(" .. acc .. ", " .. v .. ", (int64_t)(" .. i .. "))" end
-@   return k.oracle .. "(" .. acc .. ", " .. mapped(v, i) .. ")"
-@ end
 @ if k.compare == "sum_bound" then
 @   local acc_mant = t.compute == "double" and 53 or 24
 @   local V = 16 // (t.bits // 8)
@@ -257,9 +248,9 @@ TKH_CHECK_CLONES static void fold_lanes(const $(S) *x, size_t first, size_t coun
         size_t i = 0;
         for (; i + LANES <= len; i += LANES)
             for (size_t l = 0; l < LANES; ++l)
-                acc[l] = $(folded("acc[l]", "v[i + l]", "first + base + i + l"));
+                acc[l] = $(fold_element(k, "acc[l]", "v[i + l]", "first + base + i + l"));
         for (; i < len; ++i)
-            acc[0] = $(folded("acc[0]", "v[i]", "first + base + i"));
+            acc[0] = $(fold_element(k, "acc[0]", "v[i]", "first + base + i"));
     }
     for (size_t l = 0; l < LANES; ++l) {
         tkh_fold part = { .started = 1 };

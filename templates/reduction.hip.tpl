@@ -8,16 +8,6 @@
 #include "$(k.oracle_header)"
 
 @ local S, A = k.type.c, k.index and k.pick or k.acc.compute
-@ -- An element mapped into the accumulator (index-aware: with its index).
-@ local function mapped(v, i)
-@   if k.index then return k.map_fn .. "(" .. v .. ", (int64_t)(" .. i .. "))" end
-@   return k.map_fn .. "(" .. v .. ")"
-@ end
-@ -- acc folded with the element v at index i, in index order (index-aware: the step).
-@ local function folded(acc, v, i)
-@   if k.index then return k.step_fn .. "(" .. acc .. ", " .. v .. ", (int64_t)(" .. i .. "))" end
-@   return k.oracle .. "(" .. acc .. ", " .. mapped(v, i) .. ")"
-@ end
 @ local V = 16 // (k.type.bits // 8)
 #define TKH_REDUCE_BLOCK $(reduce_block)
 
@@ -47,10 +37,10 @@ __global__ void $(k.symbol)_partial(const $(S) *x, $(A) *partials, size_t n, int
         const $(k.id)_vec v = ((const $(k.id)_vec *)x)[i];
 #pragma unroll
         for (int j = 0; j < $(V); ++j)
-            acc = $(folded("acc", load(k.type, "v.lane[j]"), "i * " .. V .. " + j"));
+            acc = $(fold_element(k, "acc", load(k.type, "v.lane[j]"), "i * " .. V .. " + j"));
     }
     for (size_t i = scalar_from + first; i < n; i += stride)
-        acc = $(folded("acc", load(k.type, "x[i]"), "i"));
+        acc = $(fold_element(k, "acc", load(k.type, "x[i]"), "i"));
     acc = $(k.symbol)_block_fold(acc);
     if (threadIdx.x == 0)
         partials[blockIdx.x] = acc;

@@ -459,54 +459,46 @@ local function reduction_kernels(def, op, fail, filter)
       for _, o in ipairs(operands) do scope[o] = "operand" end
       signature.check_names(expr, what, scope, fail)
     end
+    k.inputs = { { name = "in", type = t, param = "in" } }
+    k.args, k.scalars = k.inputs, {}
     if indexed then
       local better = resolved("better")
       if better == nil then fail("no better expression for type '%s'", tname) end
       check(better, "better", { "a", "b" })
       k.index, k.better, k.map, k.post, k.identity = true, better, "x", "a", "(ACC)0"
-      k.inputs = { { name = "in", type = t, param = "in" } }
-      k.args, k.scalars = k.inputs, {}
-      k.outputs = { { name = "value", type = t, param = "value", compare = "exact" },
+      k.outputs = { { name = "value", type = t, param = "value", compare = "exact", expr = better },
                     { name = "index", type = types.by_name.i64, param = "index", compare = "exact" } }
       k.output_names = { "value", "index" }
-      k.outputs[1].expr = better
-      if (not filter.types or filter.types[tname]) and (not filter.ops or filter.ops[def.name]) then
-        kernels[#kernels + 1] = k
+    else
+      local expr = resolved("combine")
+      if expr == nil then
+        fail("no combine expression for type '%s' (give one of: %s)", tname, table.concat(types.keys(tname), ", "))
       end
-      op.bound_types = op.bound_types or {}
-      op.bound_types[tname] = true
-      goto continue
-    end
-    local expr = resolved("combine")
-    if expr == nil then
-      fail("no combine expression for type '%s' (give one of: %s)", tname, table.concat(types.keys(tname), ", "))
-    end
-    check(expr, "combine", { "a", "b" })
-    k.map = resolved("map") or "x"
-    check(k.map, "map", { "x" })
-    k.post = resolved("post") or "a"
-    check(k.post, "post", { "a", "n" })
-    k.inputs = { { name = "in", type = t, param = "in" } }
-    k.args, k.scalars = k.inputs, {}
-    local out = { name = "out", type = out_type, param = "out", expr = expr,
-                  reference = lookup(def.reference, tname) }
-    k.outputs, k.output_names = { out }, { "out" }
-    if out.reference ~= nil then check_expression(out.reference, "reference", fail) end
-    k.identity = resolved("identity")
-    if k.identity == nil then fail("no identity for type '%s'", tname) end
-    check(k.identity, "identity", {})
-    out.compare = parse_compare(lookup(per_type.compare, tname), "reduction", t, fail)
-    if out.compare == "sum_bound" then
-      k.bounded_post = M.BOUNDED_POSTS[k.post]
-      if t.domain ~= "float" or acc.domain ~= "float" or out_type.domain ~= "float" then
-        fail("compare 'sum_bound' is for float elements, accumulators and outputs, not %s", tname)
-      end
-      if not k.bounded_post then
-        fail("under compare 'sum_bound' the post step must be 'a', 'a / n' or 'sqrt(a)' (its error is "
-          .. "in the bound), got '%s'", k.post)
-      end
-      if k.map ~= "x" and k.map ~= "x * x" then
-        fail("under compare 'sum_bound' the map must be 'x' or 'x * x' (one rounding, in the bound), got '%s'", k.map)
+      check(expr, "combine", { "a", "b" })
+      k.map = resolved("map") or "x"
+      check(k.map, "map", { "x" })
+      k.post = resolved("post") or "a"
+      check(k.post, "post", { "a", "n" })
+      local out = { name = "out", type = out_type, param = "out", expr = expr,
+                    reference = lookup(def.reference, tname) }
+      k.outputs, k.output_names = { out }, { "out" }
+      if out.reference ~= nil then check_expression(out.reference, "reference", fail) end
+      k.identity = resolved("identity")
+      if k.identity == nil then fail("no identity for type '%s'", tname) end
+      check(k.identity, "identity", {})
+      out.compare = parse_compare(lookup(per_type.compare, tname), "reduction", t, fail)
+      if out.compare == "sum_bound" then
+        k.bounded_post = M.BOUNDED_POSTS[k.post]
+        if t.domain ~= "float" or acc.domain ~= "float" or out_type.domain ~= "float" then
+          fail("compare 'sum_bound' is for float elements, accumulators and outputs, not %s", tname)
+        end
+        if not k.bounded_post then
+          fail("under compare 'sum_bound' the post step must be 'a', 'a / n' or 'sqrt(a)' (its error is "
+            .. "in the bound), got '%s'", k.post)
+        end
+        if k.map ~= "x" and k.map ~= "x * x" then
+          fail("under compare 'sum_bound' the map must be 'x' or 'x * x' (one rounding, in the bound), got '%s'", k.map)
+        end
       end
     end
     if (not filter.types or filter.types[tname]) and (not filter.ops or filter.ops[def.name]) then
@@ -514,7 +506,6 @@ local function reduction_kernels(def, op, fail, filter)
     end
     op.bound_types = op.bound_types or {}
     op.bound_types[tname] = true
-    ::continue::
   end
   return kernels
 end

@@ -148,6 +148,14 @@ local function edge_list(t)
   return table.concat(out, ", ")
 end
 
+-- A reduction's accumulator acc folded with element v (in the compute type) at index i,
+-- elements coming in index order: the map and the combine, or an index-aware
+-- reduction's step (templates/reduction.hip.tpl and reduction.c.tpl).
+local function fold_element(k, acc, v, i)
+  if k.index then return k.step_fn .. "(" .. acc .. ", " .. v .. ", (int64_t)(" .. i .. "))" end
+  return k.oracle .. "(" .. acc .. ", " .. k.map_fn .. "(" .. v .. "))"
+end
+
 -- C expressions converting between the memory type and the compute type.
 local function load(t, e) return t.load and (t.load .. "(" .. e .. ")") or e end
 local function store(t, e) return t.store and (t.store .. "(" .. e .. ")") or e end
@@ -202,7 +210,7 @@ function M.all(ops, opts, build_info)
     oracle_header = opts.include_dir .. "/" .. opts.name .. "_oracle.h",
     compare_header = opts.include_dir .. "/" .. opts.name .. "_compare.h",
     types_used = types_used, macros = macros, unmacros = unmacros, load = load, store = store,
-    edge_list = edge_list,
+    edge_list = edge_list, fold_element = fold_element,
     ops_format_ulps = ops_loader.format_ulps, reduce_block = 256,
     guard = (opts.prefix .. "_" .. opts.name):upper(),
     kernels = kernels, units = units, ops = ops, op_files = table.concat(op_files, ", "),

@@ -73,18 +73,8 @@ function M.identifiers(expr)
   return out
 end
 
--- Fails when 'expr' names something that is neither in 'names' nor known to C and
--- op_math.h: a typo or an operand the signature does not declare.
-function M.check_names(expr, what, names, fail)
-  for _, word in ipairs(M.identifiers(expr)) do
-    if not (names[word] or known(word) or word:match("^tkh_")) then
-      fail("%s expression '%s' uses '%s', which is not declared (operands, scalars and steps: %s)",
-        what, expr, word, M.list_names(names))
-    end
-  end
-end
-
-function M.list_names(names)
+-- The operands and steps in scope, for the message of an undeclared name.
+local function list_names(names)
   local list = {}
   for name, kind in pairs(names) do
     if kind == "operand" or kind == "step" then list[#list + 1] = name end
@@ -92,6 +82,18 @@ function M.list_names(names)
   table.sort(list)
   return #list > 0 and table.concat(list, ", ") or "none"
 end
+
+-- Fails when 'expr' names something that is neither in 'names' nor known to C (its
+-- types, limits and <math.h>): a typo, or an operand the signature does not declare.
+function M.check_names(expr, what, names, fail)
+  for _, word in ipairs(M.identifiers(expr)) do
+    if not (names[word] or known(word) or word:match("^tkh_")) then
+      fail("%s expression '%s' uses '%s', which is not declared (operands, scalars and steps: %s)",
+        what, expr, word, list_names(names))
+    end
+  end
+end
+
 
 -- C and C++ keywords, which no operand may be named.
 local KEYWORDS = {}
