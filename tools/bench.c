@@ -122,7 +122,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
         if ((h_out[o] = malloc(out_bytes[o])) == NULL)
             goto done;
     }
-    CHECK(hipMalloc(&d_copy, widest));
+    CHECK(hipMalloc(&d_copy, in_bytes[0]));
     CHECK(hipEventCreate(&start));
     CHECK(hipEventCreate(&stop));
     const tkh_args dev_args = { (const void *const *)d_in, k->arity, d_out, k->output_count, scalars,
@@ -130,14 +130,14 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     const tkh_args host_args = { (const void *const *)h_in, k->arity, (void *const *)h_out, k->output_count,
         scalars, k->scalar_count };
 
-    /* Device entry point, timed on the GPU; then a device-to-device copy of the widest
-     * array's bytes, the bandwidth an elementwise kernel is held to (bytes read + written). */
+    /* Device entry point, timed on the GPU; then a device-to-device copy of the first
+     * input's bytes, the bandwidth an elementwise kernel is held to (bytes read + written). */
     if ((timed = time_on_device(ctx, k, &dev_args, n, 0, start, stop, samples, reps, device)) != 0)
         goto fail_or_done;
     double copy[3] = { INFINITY, 0, 0 }; /* elementwise only: a reduction's output is one element */
     for (int r = -3; r < reps && k->out_count == 0; ++r) {
         CHECK(hipEventRecord(start, NULL));
-        CHECK(hipMemcpyAsync(d_copy, d_in[0], widest < in_bytes[0] ? widest : in_bytes[0], hipMemcpyDeviceToDevice, NULL));
+        CHECK(hipMemcpyAsync(d_copy, d_in[0], in_bytes[0], hipMemcpyDeviceToDevice, NULL));
         CHECK(hipEventRecord(stop, NULL));
         CHECK(hipEventSynchronize(stop));
         float ms = 0;
@@ -253,7 +253,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
            " \"host_path_over_pinned\": %.4g,\n"
            "   \"grid_sweep\": [%s]}",
         first ? "" : ",\n", k->op, k->type, n, bytes, reps, device[0], device[1], device[2],
-        bytes / device[0] * 1e-12, 2.0 * (double)(widest < in_bytes[0] ? widest : in_bytes[0]) / copy[0] * 1e-12, api_call, raw_call, call_ratio, host[0], host[1], host[2],
+        bytes / device[0] * 1e-12, 2.0 * (double)in_bytes[0] / copy[0] * 1e-12, api_call, raw_call, call_ratio, host[0], host[1], host[2],
         raw_trip[0], raw_trip[1], raw_trip[2], host[0] / raw_trip[0], pinned[0], pinned[1],
         pinned[2], host[0] / pinned[0], sweep);
     fflush(stdout);
