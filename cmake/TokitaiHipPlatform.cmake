@@ -90,4 +90,13 @@ else()
   endif()
 endif()
 
+# DLPack (header only): the tensor entry points take DLTensors.
+find_path(TKH_DLPACK_INCLUDE_DIR dlpack/dlpack.h DOC "DLPack's dlpack/dlpack.h (Debian: libdlpack-dev)")
+if(NOT TKH_DLPACK_INCLUDE_DIR)
+  message(FATAL_ERROR "DLPack's dlpack/dlpack.h was not found: the tensor entry points need it "
+    "(Debian: apt-get install libdlpack-dev; or set TKH_DLPACK_INCLUDE_DIR)")
+endif()
+set_property(TARGET TokitaiHip::gpu_runtime APPEND PROPERTY INTERFACE_INCLUDE_DIRECTORIES
+  "${TKH_DLPACK_INCLUDE_DIR}")
+
 _tkh_compiler_identity("${TKH_KERNEL_COMPILER}" TKH_COMPILER_IDENTITY)

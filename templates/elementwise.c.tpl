@@ -274,3 +274,14 @@ tkh_status $(k.device_entry)(tkh_context *ctx, $(k.entry_params), size_t n,
     return tkh_kernel_enqueue(ctx, &$(k.info), &args, n, stream);
 }
 @ end
+
+tkh_status $(k.tensor_entry)(tkh_context *ctx, $(k.tensor_params), tkh_stream stream,
+    tkh_report *report)
+{
+    const DLTensor *inputs[$(#in_list)] = { $(table.concat(in_list, ", ")) };
+    const DLTensor *outputs[$(#out_list)] = { $(table.concat(out_list, ", ")) };
+    const void *scalars[$(math.max(#param_list, 1))] = $(params_init);
+    const tkh_tensor_args args = { inputs, $(#in_list), outputs, $(#out_list), scalars, $(#param_list),
+        NULL, 0, 0, stream };
+    return tkh_tensor_call(ctx, &$(k.info), &args, report);
+}

@@ -2,20 +2,27 @@
 /* $(k.op.name) over $(k.label), in a grid-stride loop so any n fits any grid. When every
  * array is aligned to its vector, each thread moves V elements of each array per load and
  * store (16 bytes of the widest), with a scalar tail; otherwise one element at a time.
- * Scalars come by value. Arrays and scalars are p_<name>. The launcher is the only symbol the host side sees. */
+ * Scalars come by value. Arrays and scalars are p_<name>. Tensors that are not all dense
+ * go through the plan kernel: an element per thread and step, each array at the offset
+ * its strides give (tokitai_hip/plan_walk.h). The launchers are the only symbols the host
+ * side sees. */
 #include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/plan_walk.h"
 #include "$(k.oracle_header)"
 
 @ local V = k.vector_width
 @ local params, elems, lanes, loads, casts, aligned, vecs = {}, {}, {}, {}, {}, {}, {}
+@ local strided, offsets = {}, {} -- the plan kernel's element of each array, its offset's name
 @ for _, x in ipairs(k.args) do
 @   if x.scalar then
 @     params[#params + 1] = x.type.c .. " p_" .. x.name
 @     elems[#elems + 1], lanes[#lanes + 1] = "p_" .. x.name, "p_" .. x.name
+@     strided[#strided + 1] = "p_" .. x.name
 @     casts[#casts + 1] = "*(const " .. x.type.c .. " *)scalars[" .. x.index .. "]"
 @   else
 @     params[#params + 1] = "const " .. x.type.c .. " *p_" .. x.name
 @     elems[#elems + 1] = "p_" .. x.name .. "[i]"
+@     strided[#strided + 1] = "p_" .. x.name .. "[off[" .. x.index .. "]]"
 @     lanes[#lanes + 1] = "v_" .. x.name .. ".lane[j]"
 @     loads[#loads + 1] = "const " .. k.id .. "_vec_" .. x.name .. " v_" .. x.name .. " = ((const "
 @       .. k.id .. "_vec_" .. x.name .. " *)p_" .. x.name .. ")[i];"
@@ -24,6 +31,7 @@
 @     vecs[#vecs + 1] = { x.name, x.type }
 @   end
 @ end
+@ local arrays = #k.inputs + #k.outputs
 @ for _, o in ipairs(k.outputs) do
 @   params[#params + 1] = o.type.c .. " *p_" .. o.name
 @   casts[#casts + 1] = "(" .. o.type.c .. " *)outputs[" .. o.index .. "]"
@@ -74,6 +82,21 @@ __global__ void $(k.symbol)_vec($(table.concat(params, ", ")), size_t n)
     }
 }
 
+template <bool Wide>
+__global__ void $(k.symbol)_plan($(table.concat(params, ", ")), const tkh_plan p)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+    const U count = (U)p.count, step = (U)gridDim.x * blockDim.x;
+    for (U i = (U)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step) {
+        O off[$(arrays)] = { 0 };
+        tkh_plan_offsets<Wide, $(arrays)>(p, 0, p.ndim, i, off);
+@ for _, o in ipairs(k.outputs) do
+        p_$(o.name)[off[$(#k.inputs + o.index)]] = $(o.fn)($(table.concat(strided, ", ")));
+@ end
+    }
+}
+
 /* Enqueues the kernel; returns the runtime's error code of the launch (0 on success). */
 extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *outputs,
     const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
@@ -86,5 +109,18 @@ extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *ou
     else
         hipLaunchKernelGGL($(k.symbol), dim3(grid), dim3(block), 0, (hipStream_t)stream,
             $(table.concat(casts, ", ")), n);
+    return (int)hipGetLastError();
+}
+
+extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+{
+    (void)scalars;
+    if (plan->wide)
+        hipLaunchKernelGGL($(k.symbol)_plan<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
+            $(table.concat(casts, ", ")), *plan);
+    else
+        hipLaunchKernelGGL($(k.symbol)_plan<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
+            $(table.concat(casts, ", ")), *plan);
     return (int)hipGetLastError();
 }

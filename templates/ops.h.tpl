@@ -8,7 +8,10 @@
  * unless the status is TKH_OK, TKH_ERR_ORACLE_MISMATCH or TKH_ERR_COPY of a result.
  * Arrays and scalars come in the order the op declares them, then the outputs. The _device entry points take device
  * buffers, enqueue the kernel on 'stream' and check nothing but their arguments (a
- * reduction's device entry point allocates and frees its partials, which synchronizes). */
+ * reduction's device entry point allocates and frees its partials, which synchronizes).
+ * The _tensor entry points take DLPack tensors of any shape and strides, broadcast
+ * (elementwise) or reduced over 'axes' (reductions; NULL and 0 for every axis), and fail
+ * as tkh_tensor_call does (tokitai_hip/tensor.h). */
 #ifndef $(guard)_OPS_H
 #define $(guard)_OPS_H
 
@@ -16,6 +19,7 @@
 #include <stdint.h>
 
 #include "tokitai_hip/kernel.h"
+#include "tokitai_hip/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +34,13 @@ TKH_API tkh_status $(k.entry)(tkh_context *ctx, $(k.entry_params), size_t n,
     tkh_report *report);
 TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, $(k.entry_params), size_t n,
     tkh_stream stream);
+@   if k.op.shape == "reduction" then
+TKH_API tkh_status $(k.tensor_entry)(tkh_context *ctx, $(k.tensor_params), const int64_t *axes,
+    unsigned axis_count, int keepdims, tkh_stream stream, tkh_report *report);
+@   else
+TKH_API tkh_status $(k.tensor_entry)(tkh_context *ctx, $(k.tensor_params), tkh_stream stream,
+    tkh_report *report);
+@   end
 
 @ end
 #ifdef __cplusplus

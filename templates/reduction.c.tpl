@@ -308,6 +308,16 @@ TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *const *outpu
     $(k.check)_fold(inputs[0], 0, n, &state);
     return $(k.check)_finish(&state, outputs, n, grid, block, note);
 }
+
+tkh_status $(k.tensor_entry)(tkh_context *ctx, $(k.tensor_params), const int64_t *axes,
+    unsigned axis_count, int keepdims, tkh_stream stream, tkh_report *report)
+{
+    const DLTensor *inputs[1] = { in };
+    const DLTensor *outputs[$(#k.outputs)] = { $(k.index and "value, index" or "out") };
+    const tkh_tensor_args args = { inputs, 1, outputs, $(#k.outputs), NULL, 0, axes, axis_count, keepdims,
+        stream };
+    return tkh_tensor_call(ctx, &$(k.info), &args, report);
+}
 @ if k.index then
 
 tkh_status $(k.entry)(tkh_context *ctx, $(k.entry_params), size_t n, tkh_report *report)

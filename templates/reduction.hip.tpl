@@ -3,8 +3,12 @@
  * and grid. Each thread maps and folds a grid-stride slice in order (16 bytes per load
  * when the input is 16-byte aligned, then a scalar tail), each block folds its threads in
  * a shared-memory tree into one partial (in the accumulator type), and one final block
- * folds the partials the same way, applies the post step and stores the result. */
+ * folds the partials the same way, applies the post step and stores the result. Over a
+ * plan (tensors, chosen axes), the axis kernel folds each output's elements in one block:
+ * its threads along them (rows), or 32 outputs side by side and the block's 8 rows of
+ * threads splitting their elements (columns). */
 #include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/plan_walk.h"
 #include "$(k.oracle_header)"
 
 @ local S, A = k.type.c, k.index and k.pick or k.acc.compute
@@ -71,6 +75,69 @@ __global__ void $(k.symbol)(const $(A) *partials, unsigned count, $(k.out_type.c
 }
 @ end
 
+@ local arrays = 1 + #k.outputs
+@ local out_params = k.index and (S .. " *value, int64_t *index") or (k.out_type.c .. " *out")
+@ local function write(acc)
+@   if k.index then
+            value[at[1]] = $(store(k.type, acc .. ".value"));
+            index[at[2]] = $(acc).index;
+@   else
+            out[at[1]] = $(store(k.out_type, k.post_fn .. "(" .. acc .. ", (" .. A .. ")m)"));
+@   end
+@ end
+template <bool Wide>
+__global__ void $(k.symbol)_axes(const $(S) *x, $(out_params), const tkh_plan p)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+    const U outputs = (U)p.count, m = (U)p.reduce_count;
+    if (p.mode == TKH_PLAN_ROWS) {
+        for (U o = blockIdx.x; o < outputs; o += gridDim.x) {
+            O at[$(arrays)] = { 0 };
+            tkh_plan_offsets<Wide, $(arrays)>(p, p.reduced, p.ndim, o, at);
+            $(A) acc = $(k.identity_fn)();
+            for (U r = threadIdx.x; r < m; r += TKH_REDUCE_BLOCK) {
+                O off[1] = { at[0] };
+                tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
+                acc = $(fold_element(k, "acc", load(k.type, "x[off[0]]"), "r"));
+            }
+            acc = $(k.symbol)_block_fold(acc);
+            if (threadIdx.x == 0) {
+@ write("acc")
+            }
+            __syncthreads(); /* the tree is reused */
+        }
+        return;
+    }
+    __shared__ $(A) column[TKH_REDUCE_BLOCK];
+    const unsigned lane = threadIdx.x % TKH_PLAN_COLUMN_WIDTH, row = threadIdx.x / TKH_PLAN_COLUMN_WIDTH;
+    const unsigned rows = TKH_REDUCE_BLOCK / TKH_PLAN_COLUMN_WIDTH;
+    for (U first = (U)blockIdx.x * TKH_PLAN_COLUMN_WIDTH; first < outputs; first += (U)gridDim.x * TKH_PLAN_COLUMN_WIDTH) {
+        const U o = first + lane;
+        O at[$(arrays)] = { 0 };
+        $(A) acc = $(k.identity_fn)();
+        if (o < outputs) {
+            tkh_plan_offsets<Wide, $(arrays)>(p, p.reduced, p.ndim, o, at);
+            for (U r = row; r < m; r += rows) {
+                O off[1] = { at[0] };
+                tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
+                acc = $(fold_element(k, "acc", load(k.type, "x[off[0]]"), "r"));
+            }
+        }
+        column[threadIdx.x] = acc;
+        __syncthreads();
+        for (unsigned width = rows / 2; width > 0; width >>= 1) {
+            if (row < width)
+                column[threadIdx.x] = $(k.oracle)(column[threadIdx.x], column[threadIdx.x + width * TKH_PLAN_COLUMN_WIDTH]);
+            __syncthreads();
+        }
+        if (row == 0 && o < outputs) {
+@ write("column[lane]")
+        }
+        __syncthreads();
+    }
+}
+
 /* Enqueues both kernels; 'scratch' holds one partial per block of the grid. */
 extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *outputs,
     const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
@@ -86,5 +153,19 @@ extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *ou
         return (int)err;
     hipLaunchKernelGGL($(k.symbol), dim3(1), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream,
         (const $(A) *)scratch, grid, ($(k.index and S or k.out_type.c) *)outputs[0],$(k.index and " (int64_t *)outputs[1]," or "") n);
+    return (int)hipGetLastError();
+}
+
+extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+{
+    (void)scalars;
+    if (block != TKH_REDUCE_BLOCK)
+        return (int)hipErrorInvalidValue;
+@ local args = "(const " .. S .. " *)inputs[0], " .. (k.index and ("(" .. S .. " *)outputs[0], (int64_t *)outputs[1]") or ("(" .. k.out_type.c .. " *)outputs[0]")) .. ", *plan"
+    if (plan->wide)
+        hipLaunchKernelGGL($(k.symbol)_axes<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(args));
+    else
+        hipLaunchKernelGGL($(k.symbol)_axes<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(args));
     return (int)hipGetLastError();
 }

@@ -39,6 +39,7 @@ local function kernel_names(k, prefix, oracle_dir, platform)
     args = k.args, inputs = k.inputs, scalars = k.scalars, outputs = {},
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",
+    tensor_entry = prefix .. "_" .. id .. "_tensor",
     oracle = prefix .. "_oracle_" .. id,
     oracle_header = oracle_dir .. "/" .. id .. ".h",
     identity_fn = prefix .. "_identity_" .. id,
@@ -80,6 +81,13 @@ local function kernel_names(k, prefix, oracle_dir, platform)
   end
   for _, o in ipairs(k.outputs) do params[#params + 1] = o.type.c .. " *" .. o.param end
   n.entry_params = table.concat(params, ", ")
+  -- The tensor entry point's: arrays as DLTensors.
+  local tensor_params = {}
+  for _, a in ipairs(k.args) do
+    tensor_params[#tensor_params + 1] = a.scalar and (a.type.c .. " " .. a.param) or ("const DLTensor *" .. a.param)
+  end
+  for _, o in ipairs(k.outputs) do tensor_params[#tensor_params + 1] = "const DLTensor *" .. o.param end
+  n.tensor_params = table.concat(tensor_params, ", ")
   -- Elements per thread and step on aligned arrays: 16 bytes of the widest.
   local widest = 1
   for _, x in ipairs(k.inputs) do widest = math.max(widest, x.type.bits // 8) end

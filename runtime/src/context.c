@@ -44,6 +44,7 @@ tkh_status tkh_context_create(tkh_context **out, int device)
         atomic_init(&ctx->fault_fired[k], 0);
     }
     ctx->oracle.mode = TKH_ORACLE_FULL;
+    ctx->device_oracle.mode = TKH_ORACLE_OFF;
     ctx->chunk_bytes = chunk_bytes();
     ctx->corrupt_index = SIZE_MAX;
     *out = ctx;
@@ -126,24 +127,34 @@ const char *tkh_oracle_mode_name(tkh_oracle_mode mode)
     return "unknown";
 }
 
-tkh_status tkh_context_set_oracle(tkh_context *ctx, const tkh_oracle_policy *policy)
+/* Both policies' setter, named 'fn' in messages. */
+static tkh_status set_policy(const char *fn, tkh_context *ctx, const tkh_oracle_policy *policy,
+    int device)
 {
     tkhi_clear_error();
     if (ctx == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_context_set_oracle: ctx is NULL");
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
     if (policy == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_context_set_oracle: policy is NULL");
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: policy is NULL", fn);
     if ((unsigned)policy->mode > TKH_ORACLE_OFF)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
-            "tkh_context_set_oracle: mode %d is not a tkh_oracle_mode (0 full, 1 sampled, 2 off)",
-            (int)policy->mode);
+            "%s: mode %d is not a tkh_oracle_mode (0 full, 1 sampled, 2 off)", fn, (int)policy->mode);
     if (policy->mode == TKH_ORACLE_SAMPLED && policy->samples == 0)
-        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
-            "tkh_context_set_oracle: sampled with 0 samples: expected at least 1");
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: sampled with 0 samples: expected at least 1", fn);
     pthread_mutex_lock(&ctx->lock);
-    ctx->oracle = *policy;
+    *(device ? &ctx->device_oracle : &ctx->oracle) = *policy;
     pthread_mutex_unlock(&ctx->lock);
     return TKH_OK;
+}
+
+tkh_status tkh_context_set_oracle(tkh_context *ctx, const tkh_oracle_policy *policy)
+{
+    return set_policy("tkh_context_set_oracle", ctx, policy, 0);
+}
+
+tkh_status tkh_context_set_device_oracle(tkh_context *ctx, const tkh_oracle_policy *policy)
+{
+    return set_policy("tkh_context_set_device_oracle", ctx, policy, 1);
 }
 
 tkh_status tkh_context_corrupt_next_output(tkh_context *ctx, size_t index, unsigned bit)

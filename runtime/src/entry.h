@@ -48,4 +48,16 @@ TKH_HIDDEN const char *tkhi_array_name(const tkh_kernel_info *kernel, int output
 /* Appends a line to the report's evidence (dropped beyond TKH_REPORT_MAX_EVIDENCE). */
 TKH_HIDDEN void tkhi_evidence(tkh_report *r, const char *fmt, ...) TKHI_PRINTF(2, 3);
 
+/* A report's start (zeroed, the kernel, n, the device) and end (status, time, message). */
+TKH_HIDDEN void tkhi_report_begin(tkh_report *r, const tkh_context *ctx, const tkh_kernel_info *kernel,
+    size_t n);
+TKH_HIDDEN tkh_status tkhi_report_end(tkh_report *r, tkh_status st, double start);
+
+/* "alpha = 2, beta = -0.5": the scalars' values, for the report. */
+TKH_HIDDEN void tkhi_describe_scalars(const tkh_kernel_info *k, const void *const *scalars, char *buf,
+    size_t size);
+
+/* CLOCK_MONOTONIC, in seconds. */
+TKH_HIDDEN double tkhi_now_seconds(void);
+
 #endif

@@ -37,9 +37,6 @@ typedef struct run {
  * staging took add i32 at 2^28 from 1.20 to 1.61 x the pinned-transfer time. */
 #define TKHI_PIECE_BYTES ((size_t)64 * 1024)
 
-/* CLOCK_MONOTONIC, in seconds. */
-TKH_HIDDEN double tkhi_now_seconds(void);
-
 /* A staged run's step: 'task' on the crew, or on this thread alone for a run without
  * one; its time goes to r->crew_seconds. */
 TKH_HIDDEN void tkhi_run_step(run *r, tkhi_task task, void *arg);

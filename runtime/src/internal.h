@@ -44,6 +44,7 @@ struct tkh_context {
     /* Guards everything below except the fault plan (atomics). */
     pthread_mutex_t lock;
     tkh_oracle_policy oracle;
+    tkh_oracle_policy device_oracle; /* tensor calls over device tensors */
     size_t corrupt_index;    /* test hook: element to corrupt on the next run, or SIZE_MAX */
     unsigned corrupt_bit;
     size_t chunk_bytes;      /* host path: bytes of each input per chunk */

@@ -22,6 +22,9 @@ TKH_HIDDEN int tkhi_copy_to_host(tkh_context *ctx, void *dst, const void *src, s
 TKH_HIDDEN int tkhi_launch(tkh_context *ctx, const tkh_kernel_info *kernel, const void *const *inputs,
     void *const *outputs, const void *const *scalars, size_t n, unsigned grid, unsigned block,
     void *scratch, void *stream);
+TKH_HIDDEN int tkhi_launch_plan(tkh_context *ctx, const tkh_kernel_info *kernel, const void *const *inputs,
+    void *const *outputs, const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block,
+    void *stream);
 TKH_HIDDEN int tkhi_event_record(tkh_context *ctx, void *event, void *stream);
 TKH_HIDDEN int tkhi_event_wait(tkh_context *ctx, void *event);
 TKH_HIDDEN int tkhi_stream_wait(tkh_context *ctx, void *stream);

@@ -34,7 +34,7 @@ static size_t call_chunk_bytes(const tkh_context *ctx, size_t in_bytes)
     return quarter < ctx->chunk_bytes ? quarter : ctx->chunk_bytes;
 }
 
-static void begin_report(tkh_report *r, const tkh_context *ctx, const tkh_kernel_info *kernel,
+void tkhi_report_begin(tkh_report *r, const tkh_context *ctx, const tkh_kernel_info *kernel,
     size_t n)
 {
     if (r == NULL)
@@ -47,7 +47,7 @@ static void begin_report(tkh_report *r, const tkh_context *ctx, const tkh_kernel
         r->device = ctx->device;
 }
 
-static tkh_status end_report(tkh_report *r, tkh_status st, double start)
+tkh_status tkhi_report_end(tkh_report *r, tkh_status st, double start)
 {
     if (r != NULL) {
         r->status = st;
@@ -144,7 +144,7 @@ static tkh_status run_locked(run *r, void *const *results)
 }
 
 /* "alpha = 2, beta = -0.5": the scalars' values, for the report. */
-static void describe_scalars(const tkh_kernel_info *k, const void *const *scalars, char *buf, size_t size)
+void tkhi_describe_scalars(const tkh_kernel_info *k, const void *const *scalars, char *buf, size_t size)
 {
     size_t len = 0;
     buf[0] = '\0';
@@ -185,14 +185,14 @@ static void describe_scalars(const tkh_kernel_info *k, const void *const *scalar
 static tkh_status host_call(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
     const tkh_args *args, size_t n, tkh_report *report, double start)
 {
-    begin_report(report, ctx, kernel, n);
+    tkhi_report_begin(report, ctx, kernel, n);
     run r = { .ctx = ctx, .kernel = kernel, .n = n, .report = report };
     tkh_status st = tkhi_check_args(fn, ctx, kernel, args, n, &r.arrays, &r.bytes);
     if (st != TKH_OK)
-        return end_report(report, st, start);
+        return tkhi_report_end(report, st, start);
     r.scalars = args->scalars;
     if (report != NULL)
-        describe_scalars(kernel, args->scalars, report->scalars, sizeof report->scalars);
+        tkhi_describe_scalars(kernel, args->scalars, report->scalars, sizeof report->scalars);
     tkhi_evidence(report, "admitted: %s_%s is built for %s", kernel->op, kernel->type, ctx->device.arch);
 
     /* A small result lands in its output directly, unless that output is also an input
@@ -238,7 +238,7 @@ static tkh_status host_call(const char *fn, tkh_context *ctx, const tkh_kernel_i
         if (results[o] != small[o])
             free(results[o]);
     }
-    return end_report(report, st, start);
+    return tkhi_report_end(report, st, start);
 }
 
 tkh_status tkh_kernel_call(tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_args *args,
@@ -259,6 +259,6 @@ tkh_status tkh_kernel_run(tkh_context *ctx, const tkh_kernel_info *kernel,
     tkh_status st = tkhi_single_output("tkh_kernel_run", kernel, inputs, input_count, outputs, &args);
     if (st == TKH_OK)
         return host_call("tkh_kernel_run", ctx, kernel, &args, n, report, start);
-    begin_report(report, ctx, kernel, n);
-    return end_report(report, st, start);
+    tkhi_report_begin(report, ctx, kernel, n);
+    return tkhi_report_end(report, st, start);
 }

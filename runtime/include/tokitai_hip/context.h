@@ -59,6 +59,12 @@ TKH_API const char *tkh_oracle_mode_name(tkh_oracle_mode mode);
  * mode, or sampled with 0 samples); the policy is unchanged on failure. */
 TKH_API tkh_status tkh_context_set_oracle(tkh_context *ctx, const tkh_oracle_policy *policy);
 
+/* Sets the policy of tensor calls over device tensors (tkh_tensor_call): off by default
+ * (enqueued and returned); full or sampled: the call waits for its stream, copies the
+ * inputs and outputs back and compares them with the CPU oracle like the host path.
+ * Fails as tkh_context_set_oracle does. */
+TKH_API tkh_status tkh_context_set_device_oracle(tkh_context *ctx, const tkh_oracle_policy *policy);
+
 /* Test hook: the next host entry point on this context flips bit 'bit' of output element
  * 'index' on the device after the kernel ran, before the copy back, so a test can prove
  * on real hardware that the oracle check catches a wrong result.

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "tokitai_hip/context.h"
+#include "tokitai_hip/plan.h"
 #include "tokitai_hip/report.h"
 #include "tokitai_hip/status.h"
 
@@ -14,11 +15,6 @@ extern "C" {
 
 /* A stream of the platform's runtime (hipStream_t or cudaStream_t); NULL is the default. */
 typedef void *tkh_stream;
-
-/* The most arrays and scalars of each kind a kernel takes (the generator enforces them). */
-#define TKH_MAX_INPUTS 8
-#define TKH_MAX_OUTPUTS 4
-#define TKH_MAX_SCALARS 8
 
 /* The operands of one call: the input arrays, the output arrays and the scalars, each in
  * the order the kernel's signature declares them (tkh_kernel_info.inputs, .outputs,
@@ -131,6 +127,8 @@ typedef struct tkh_kernel_info {
     tkh_fold_fn fold;                 /* reductions: the check in parts; NULL otherwise */
     tkh_merge_fn merge;
     tkh_finish_fn finish;
+    tkh_launch_plan_fn launch_plan;   /* tensors: the strided kernel (elementwise), the axis
+                                         kernel (reductions) */
 } tkh_kernel_info;
 
 typedef struct tkh_registry {

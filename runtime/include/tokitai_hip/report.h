@@ -13,7 +13,7 @@ extern "C" {
 
 struct tkh_kernel_info;
 
-#define TKH_REPORT_MAX_EVIDENCE 8
+#define TKH_REPORT_MAX_EVIDENCE 24
 
 typedef struct tkh_report {
     tkh_status status;

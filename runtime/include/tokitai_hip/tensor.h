@@ -1,0 +1,82 @@
+/* Tensor calls: DLPack tensors of any shape and strides, inputs broadcast by NumPy's
+ * rules, reductions over any set of axes (docs/tensors.md). */
+#ifndef TOKITAI_HIP_TENSOR_H
+#define TOKITAI_HIP_TENSOR_H
+
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#include "tokitai_hip/kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* DLPack's type code for bool (kDLBool, from DLPack 0.8; Debian's 0.6 lacks it), what
+ * torch, CuPy and JAX send for bool tensors: taken with 8 bits for our bool, one byte per
+ * element, non-zero read as true. */
+#define TKH_DLPACK_BOOL 6
+
+/* The operands of one tensor call, in the order the kernel's signature declares them.
+ * Tensors on the host (kDLCPU, kDLCUDAHost, kDLROCMHost) take the oracle-checked host
+ * path; tensors on the context's device (kDLCUDA on nvidia, kDLROCM on amd, device_id the
+ * context's device; kDLCUDAManaged) the device path, enqueued on 'stream'. All tensors of
+ * a call are on one side. Each input's dtype is its operand's type; its shape broadcasts
+ * against the others' (NumPy's rules); strides may be NULL (compact, row-major), zero,
+ * negative or any other. An elementwise kernel's outputs have the broadcast shape; a
+ * reduction's the input's shape without the reduced axes, or with them as 1 under
+ * keepdims. */
+typedef struct tkh_tensor_args {
+    const DLTensor *const *inputs;
+    unsigned input_count;
+    const DLTensor *const *outputs;
+    unsigned output_count;
+    const void *const *scalars;   /* as in tkh_args; NULL when there are none */
+    unsigned scalar_count;
+    const int64_t *axes;          /* reductions: the axes reduced, negative ones counted from
+                                     the end; NULL with axis_count 0: every axis */
+    unsigned axis_count;
+    int keepdims;                 /* reductions: the outputs keep the reduced axes as 1 */
+    tkh_stream stream;            /* device tensors: where the work is enqueued */
+} tkh_tensor_args;
+
+/* Runs the kernel over tensors. Host tensors: like tkh_kernel_call, the inputs copied to
+ * the device as they lie (each its span of memory, strides kept), the kernel walking the
+ * plan of their shapes and strides, and every output element compared with the CPU
+ * oracle walking the same plan under the context's policy; a mismatch names the
+ * multi-index, the inputs' values and both results. Device tensors: enqueued on the
+ * stream; with a device oracle policy other than off (tkh_context_set_device_oracle), the
+ * call then waits for the stream, copies the inputs and outputs back and checks them the
+ * same way. Dimensions that can be merged are; a call whose tensors are all compact and
+ * of the same shape runs the flat kernels (tkh_kernel_call, tkh_kernel_enqueue). Zero
+ * elements (an elementwise call, or a reduction without outputs) is success without work.
+ * 'report' may be NULL; when given it is always filled, on failure too, with the plan in
+ * its evidence (shapes, strides, the broadcast).
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY, TKH_ERR_INVALID_ARGUMENT (a dtype, device,
+ * rank, shape, stride or axis that does not fit, naming the tensor, the value and what was
+ * expected), TKH_ERR_EMPTY (a reduction over zero elements), TKH_ERR_SIZE_OVERFLOW,
+ * TKH_ERR_OVERLAP (an output that overlaps an input other than exactly, another output, or
+ * itself), and every failure of tkh_kernel_call (host tensors) or tkh_kernel_enqueue
+ * (device tensors; TKH_ERR_SYNC, TKH_ERR_COPY, TKH_ERR_ORACLE_MISMATCH under a device oracle
+ * policy). The outputs are untouched when the call fails before the device work. */
+TKH_API tkh_status tkh_tensor_call(tkh_context *ctx, const tkh_kernel_info *kernel,
+    const tkh_tensor_args *args, tkh_report *report);
+
+/* The kernel of 'op' in 'registry' whose array operands' types are the dtypes of the
+ * tensors in 'args' (inputs, then outputs), or NULL (also for NULL arguments and for
+ * dtypes that are no type of ours). */
+TKH_API const tkh_kernel_info *tkh_registry_match(const tkh_registry *registry, const char *op,
+    const tkh_tensor_args *args);
+
+/* tkh_tensor_call with the kernel tkh_registry_match finds.
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_NOT_FOUND (no kernel of that op takes those
+ * dtypes; the message lists the dtypes), and every failure of tkh_tensor_call. */
+TKH_API tkh_status tkh_tensor_op(tkh_context *ctx, const tkh_registry *registry, const char *op,
+    const tkh_tensor_args *args, tkh_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

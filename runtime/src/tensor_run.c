@@ -1,0 +1,367 @@
+/* Tensor calls: the host path (spans in, the kernel over the plan, dense results out,
+ * the oracle walking the plan, results scattered into the caller's tensors), the device
+ * path (enqueued; checked under the device oracle policy), and dispatch by dtype. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_path.h"
+#include "platform.h"
+#include "tensor.h"
+#include "workspace.h"
+
+#define TKHI_MAX_GRID ((1u << 24) - 1)
+#define TKHI_AXIS_BLOCKS_PER_UNIT 16u /* axis kernels: blocks per compute unit at most */
+
+static int is_reduction(const tkh_kernel_info *k)
+{
+    return strcmp(k->shape, "reduction") == 0;
+}
+
+/* The grid and block of the plan's kernel, and the fold's threads for the sum bound. */
+static void plan_shape(const tkh_context *ctx, tkhi_tensor_call *c, unsigned *grid, unsigned *block)
+{
+    const tkh_kernel_info *k = c->kernel;
+    const tkh_plan *p = &c->plan;
+    *block = k->block;
+    int64_t blocks;
+    if (!is_reduction(k)) {
+        blocks = (p->count + k->block - 1) / k->block;
+    } else {
+        const int64_t cap = (int64_t)(ctx->device.compute_units > 0 ? ctx->device.compute_units : 1)
+            * TKHI_AXIS_BLOCKS_PER_UNIT * (p->mode == TKH_PLAN_ROWS ? 8 : 1);
+        blocks = p->mode == TKH_PLAN_ROWS ? p->count
+            : (p->count + TKH_PLAN_COLUMN_WIDTH - 1) / TKH_PLAN_COLUMN_WIDTH;
+        blocks = blocks < cap ? blocks : cap;
+        c->fold_grid = 1;
+        c->fold_block = p->mode == TKH_PLAN_ROWS ? k->block : k->block / TKH_PLAN_COLUMN_WIDTH;
+    }
+    *grid = (unsigned)(blocks < 1 ? 1 : blocks > TKHI_MAX_GRID ? TKHI_MAX_GRID : blocks);
+}
+
+/* The oracle's verdict on a tensor call, as a status and evidence. */
+static tkh_status tensor_verdict(const tkhi_tensor_call *c, const tkhi_oracle *o, tkh_report *rep)
+{
+    const tkh_kernel_info *k = c->kernel;
+    const size_t outputs = (size_t)c->plan.count;
+    char at[200], shape[200];
+    if (rep != NULL) {
+        rep->oracle_mode = o->policy.mode;
+        rep->oracle_seed = o->policy.mode == TKH_ORACLE_SAMPLED ? o->policy.seed : 0;
+        rep->oracle_checked = o->policy.mode != TKH_ORACLE_OFF;
+        rep->oracle_compared = o->compared;
+        rep->oracle_matches = rep->oracle_checked && o->bad == SIZE_MAX;
+        rep->first_mismatch = o->bad == SIZE_MAX ? outputs : o->bad;
+        rep->max_ulp_error = o->note.worst;
+        rep->max_ulp_error_index = o->note.worst > 0 ? o->note.worst_index : outputs;
+    }
+    if (o->policy.mode == TKH_ORACLE_OFF) {
+        tkhi_evidence(rep, "oracle policy off: the %zu outputs were not compared with the CPU oracle", outputs);
+        return TKH_OK;
+    }
+    if (o->bad != SIZE_MAX)
+        return tkhi_fail(TKH_ERR_ORACLE_MISMATCH, "%s_%s: element %s of %s differs from the CPU oracle: %s",
+            k->op, k->type, tkhi_format_index(c, (int64_t)o->bad, at, sizeof at),
+            is_reduction(k) ? "the reduction" : tkhi_format_dims(shape, sizeof shape, c->ndim, c->shape),
+            o->note.detail);
+    tkhi_evidence(rep, "compared %s%zu outputs with the CPU oracle walking the plan (%s), %s rule: all agree",
+        o->policy.mode == TKH_ORACLE_SAMPLED ? "sampled " : "all ", o->compared,
+        tkh_oracle_mode_name(o->policy.mode), k->compare_rule);
+    if (strstr(k->compare_rule, "ulp") != NULL)
+        tkhi_evidence(rep, "largest error %.3g ulps (output %s), bound %.6g ulps", o->note.worst,
+            tkhi_format_index(c, (int64_t)o->note.worst_index, at, sizeof at), k->ulp_bound);
+    return TKH_OK;
+}
+
+/* The host path of a plan that the flat kernels do not cover, with the lock held: spans
+ * in, the kernel, dense outputs back into 'dense'. */
+static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const void *const *scalars,
+    unsigned char *const *dense, const tkh_plan *dev, tkh_report *report)
+{
+    const tkh_kernel_info *k = c->kernel;
+    tkhi_slot *slot = &ctx->slots[0];
+    int err = tkhi_set_device(ctx);
+    if (err != 0)
+        return tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed", ctx->device.selected);
+    tkh_status st = tkhi_host_streams(ctx);
+    const void *in[TKH_MAX_INPUTS];
+    void *out[TKH_MAX_OUTPUTS];
+    for (unsigned a = 0; a < c->arrays && st == TKH_OK; ++a) {
+        const int output = a >= k->arity;
+        const size_t bytes = output ? (size_t)c->plan.count * c->size[a] : tkhi_span_bytes(c, a);
+        tkhi_buffer *b = output ? &slot->dev_out[a - k->arity] : &slot->dev_in[a];
+        st = tkhi_device_buffer(ctx, b, bytes, output ? "a tensor output" : "a tensor input's span");
+        if (st != TKH_OK)
+            break;
+        if (output) {
+            out[a - k->arity] = b->ptr;
+            continue;
+        }
+        in[a] = (const unsigned char *)b->ptr - c->lo[a] * (int64_t)c->size[a];
+        err = tkhi_copy_to_device(ctx, b->ptr, c->base[a] + c->lo[a] * (int64_t)c->size[a], bytes, slot->stream);
+        if (err != 0)
+            st = tkhi_fail_runtime(TKH_ERR_COPY, err, "copying %zu bytes of input %u to device %d failed",
+                bytes, a, ctx->device.selected);
+    }
+    unsigned grid, block;
+    plan_shape(ctx, c, &grid, &block);
+    if (st == TKH_OK && (err = tkhi_launch_plan(ctx, k, in, out, scalars, dev, grid, block, slot->stream)) != 0)
+        st = tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "launching %s over a plan of %d dimensions (grid %u, "
+            "block %u) failed", k->symbol, dev->ndim, grid, block);
+    if (report != NULL) {
+        report->launch_grid = grid;
+        report->launch_block = block;
+    }
+    run hook = { .ctx = ctx, .kernel = k, .corrupt_index = ctx->corrupt_index,
+        .corrupt_bit = ctx->corrupt_bit, .report = report };
+    ctx->corrupt_index = SIZE_MAX;
+    if (st == TKH_OK)
+        st = tkhi_run_corrupt(&hook, out[0], 0, (size_t)c->plan.count, slot->stream);
+    for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o)
+        if ((err = tkhi_copy_to_host(ctx, dense[o], out[o], (size_t)c->plan.count * c->size[k->arity + o],
+                 slot->stream)) != 0)
+            st = tkhi_fail_runtime(TKH_ERR_COPY, err, "copying output %u back from device %d failed", o,
+                ctx->device.selected);
+    err = st == TKH_OK ? tkhi_stream_wait(ctx, slot->stream) : 0;
+    if (err != 0)
+        st = tkhi_fail_runtime(TKH_ERR_SYNC, err, "running %s on device %d failed", k->symbol,
+            ctx->device.selected);
+    if (st != TKH_OK && slot->stream != NULL)
+        tkhi_stream_drain(slot->stream);
+    if (st == TKH_OK)
+        tkhi_evidence(report, "copied the inputs' spans in, ran %s over the plan with grid %u x block %u, "
+            "copied dense outputs back", k->symbol, grid, block);
+    return st;
+}
+
+static tkh_status host_tensor(tkhi_tensor_call *c, tkh_context *ctx, const void *const *scalars,
+    tkh_report *report)
+{
+    const tkh_kernel_info *k = c->kernel;
+    /* The device writes dense outputs; the caller's tensors get them after the check, so
+     * that an output in place of an input leaves the oracle its inputs. */
+    tkh_plan dev = c->plan;
+    int64_t dense_stride[TKH_MAX_OUTPUTS][TKH_MAX_DIMS];
+    unsigned char *dense[TKH_MAX_OUTPUTS] = { NULL }, *base[TKH_MAX_ARRAYS];
+    tkh_status st = TKH_OK;
+    for (unsigned o = 0; o < k->output_count; ++o) {
+        tkhi_plan_dense_strides(&c->plan, is_reduction(k) ? c->plan.reduced : 0, dense_stride[o]);
+        memcpy(dev.stride[k->arity + o], dense_stride[o], sizeof dense_stride[o]);
+        const size_t bytes = (size_t)c->plan.count * c->size[k->arity + o];
+        if (st == TKH_OK && (dense[o] = malloc(bytes)) == NULL)
+            st = tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu bytes for output %u failed", c->fn, bytes, o);
+        base[k->arity + o] = dense[o];
+    }
+    for (unsigned i = 0; i < k->arity; ++i)
+        base[i] = c->base[i];
+    pthread_mutex_lock(&ctx->lock);
+    const tkh_oracle_policy policy = ctx->oracle;
+    if (st == TKH_OK)
+        st = host_device_work(c, ctx, scalars, dense, &dev, report);
+    pthread_mutex_unlock(&ctx->lock);
+    tkhi_oracle o;
+    if (st == TKH_OK)
+        st = tkhi_tensor_check(c, &policy, base, (const int64_t(*)[TKH_MAX_DIMS])dense_stride, scalars, &o);
+    if (st == TKH_OK)
+        st = tensor_verdict(c, &o, report);
+    if (st == TKH_OK || st == TKH_ERR_ORACLE_MISMATCH)
+        for (unsigned j = 0; j < k->output_count; ++j)
+            tkhi_tensor_scatter(c, j, dense[j]);
+    for (unsigned j = 0; j < k->output_count; ++j)
+        free(dense[j]);
+    return st;
+}
+
+/* The device oracle: waits for the stream, copies every array's span back, checks. */
+static tkh_status check_on_host(tkhi_tensor_call *c, tkh_context *ctx, const tkh_oracle_policy *policy,
+    const void *const *scalars, tkh_stream stream, tkh_report *report)
+{
+    const tkh_kernel_info *k = c->kernel;
+    unsigned char *copy[TKH_MAX_ARRAYS] = { NULL }, *base[TKH_MAX_ARRAYS];
+    int err = tkhi_stream_wait(ctx, stream);
+    tkh_status st = err == 0 ? TKH_OK : tkhi_fail_runtime(TKH_ERR_SYNC, err, "%s: running %s on device %d failed",
+        c->fn, k->symbol, ctx->device.selected);
+    for (unsigned a = 0; a < c->arrays && st == TKH_OK; ++a) {
+        const size_t bytes = tkhi_span_bytes(c, a);
+        if ((copy[a] = malloc(bytes)) == NULL) {
+            st = tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu bytes to check tensor %u failed", c->fn, bytes, a);
+            break;
+        }
+        if ((err = tkhi_copy_to_host(ctx, copy[a], c->base[a] + c->lo[a] * (int64_t)c->size[a], bytes, stream)) == 0)
+            err = tkhi_stream_wait(ctx, stream);
+        if (err != 0)
+            st = tkhi_fail_runtime(TKH_ERR_COPY, err, "%s: copying tensor %u back from device %d failed", c->fn, a,
+                ctx->device.selected);
+        base[a] = copy[a] - c->lo[a] * (int64_t)c->size[a];
+    }
+    tkhi_oracle o;
+    if (st == TKH_OK)
+        st = tkhi_tensor_check(c, policy, base, (const int64_t(*)[TKH_MAX_DIMS])c->plan.stride[k->arity],
+            scalars, &o);
+    if (st == TKH_OK) {
+        tkhi_evidence(report, "device oracle policy %s: waited for the stream, copied the tensors back",
+            tkh_oracle_mode_name(policy->mode));
+        st = tensor_verdict(c, &o, report);
+    }
+    for (unsigned a = 0; a < c->arrays; ++a)
+        free(copy[a]);
+    return st;
+}
+
+/* The flat kernels' arguments: each tensor's element at offset 0 (all compact). */
+static void flat_args(const tkhi_tensor_call *c, const tkh_tensor_args *args, tkh_args *flat,
+    const void **in, void **out)
+{
+    const tkh_kernel_info *k = c->kernel;
+    for (unsigned a = 0; a < c->arrays; ++a)
+        if (a < k->arity)
+            in[a] = c->base[a];
+        else
+            out[a - k->arity] = c->base[a];
+    *flat = (tkh_args){ in, k->arity, out, k->output_count, args->scalars, k->scalar_count };
+}
+
+static tkh_status device_tensor(tkhi_tensor_call *c, tkh_context *ctx, const tkh_tensor_args *args,
+    tkh_report *report)
+{
+    const tkh_kernel_info *k = c->kernel;
+    tkh_status st;
+    if (c->flat) {
+        const void *in[TKH_MAX_INPUTS];
+        void *out[TKH_MAX_OUTPUTS];
+        tkh_args flat;
+        flat_args(c, args, &flat, in, out);
+        st = tkh_kernel_enqueue(ctx, k, &flat, (size_t)(is_reduction(k) ? c->plan.reduce_count : c->plan.count),
+            args->stream);
+        if (st == TKH_OK)
+            tkhi_evidence(report, "enqueued the flat kernel %s on the stream", k->symbol);
+    } else {
+        int err = tkhi_set_device(ctx);
+        if (err != 0)
+            return tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed", ctx->device.selected);
+        const void *in[TKH_MAX_INPUTS];
+        void *out[TKH_MAX_OUTPUTS];
+        for (unsigned a = 0; a < c->arrays; ++a)
+            *(a < k->arity ? (void **)&in[a] : &out[a - k->arity]) = c->base[a];
+        unsigned grid, block;
+        plan_shape(ctx, c, &grid, &block);
+        err = tkhi_launch_plan(ctx, k, in, out, args->scalars, &c->plan, grid, block, args->stream);
+        if (err != 0)
+            return tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "%s: launching %s over a plan of %d dimensions "
+                "(grid %u, block %u) failed", c->fn, k->symbol, c->plan.ndim, grid, block);
+        if (report != NULL) {
+            report->launch_grid = grid;
+            report->launch_block = block;
+        }
+        tkhi_evidence(report, "enqueued %s over the plan on the stream, grid %u x block %u", k->symbol, grid, block);
+        st = TKH_OK;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    const tkh_oracle_policy policy = ctx->device_oracle;
+    pthread_mutex_unlock(&ctx->lock);
+    if (st != TKH_OK || policy.mode == TKH_ORACLE_OFF) {
+        if (st == TKH_OK)
+            tkhi_evidence(report, "device oracle policy off: the outputs were not compared with the CPU oracle");
+        return st;
+    }
+    if (c->flat) /* the flat reduction's launch shape */
+        tkhi_launch_shape(ctx, k, (size_t)c->plan.reduce_count, &c->fold_grid, &c->fold_block);
+    return check_on_host(c, ctx, &policy, args->scalars, args->stream, report);
+}
+
+tkh_status tkh_tensor_call(tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_tensor_args *args,
+    tkh_report *report)
+{
+    const double start = tkhi_now_seconds();
+    tkhi_clear_error();
+    tkhi_tensor_call *c = malloc(sizeof *c);
+    if (c == NULL) {
+        tkhi_report_begin(report, ctx, kernel, 0);
+        return tkhi_report_end(report, tkhi_fail(TKH_ERR_HOST_ALLOC, "tkh_tensor_call: out of memory"), start);
+    }
+    tkh_status st = tkhi_tensor_prepare("tkh_tensor_call", ctx, kernel, args, c);
+    const int flat_host = st == TKH_OK && c->flat && !c->on_device && c->plan.count > 0;
+    if (flat_host) { /* tkh_kernel_call fills the report; the plan's lines come after */
+        const void *in[TKH_MAX_INPUTS];
+        void *out[TKH_MAX_OUTPUTS];
+        tkh_args flat;
+        flat_args(c, args, &flat, in, out);
+        st = tkh_kernel_call(ctx, kernel, &flat, (size_t)(is_reduction(kernel) ? c->plan.reduce_count
+            : c->plan.count), report);
+        tkhi_plan_evidence(c, report);
+        if (report != NULL)
+            report->len = (size_t)c->plan.count;
+        free(c);
+        return st;
+    }
+    tkhi_report_begin(report, ctx, kernel, st == TKH_OK ? (size_t)c->plan.count : 0);
+    if (st == TKH_OK && report != NULL)
+        tkhi_describe_scalars(kernel, args->scalars, report->scalars, sizeof report->scalars);
+    if (st == TKH_OK)
+        tkhi_plan_evidence(c, report);
+    if (st == TKH_OK && !ctx->device.available)
+        st = tkhi_fail(TKH_ERR_NO_DEVICE, "tkh_tensor_call: the context has no usable device");
+    if (st == TKH_OK)
+        st = tkh_kernel_admit(kernel, ctx->device.arch);
+    if (st == TKH_OK && c->plan.count == 0)
+        tkhi_evidence(report, "no elements: nothing to run");
+    else if (st == TKH_OK)
+        st = c->on_device ? device_tensor(c, ctx, args, report) : host_tensor(c, ctx, args->scalars, report);
+    free(c);
+    return tkhi_report_end(report, st, start);
+}
+
+/* Tensor t's dtype is our type 'type'. */
+static int dtype_is(const DLTensor *t, const char *type)
+{
+    char buf[64];
+    return strcmp(tkhi_dtype_name(t->dtype, buf, sizeof buf), type) == 0;
+}
+
+const tkh_kernel_info *tkh_registry_match(const tkh_registry *registry, const char *op,
+    const tkh_tensor_args *args)
+{
+    if (registry == NULL || op == NULL || args == NULL || args->inputs == NULL || args->outputs == NULL)
+        return NULL;
+    for (size_t i = 0; i < registry->count; ++i) {
+        const tkh_kernel_info *k = registry->kernels[i];
+        if (strcmp(k->op, op) != 0 || k->arity != args->input_count || k->output_count != args->output_count)
+            continue;
+        int fits = 1;
+        for (unsigned a = 0; a < k->arity && fits; ++a)
+            fits = args->inputs[a] != NULL && dtype_is(args->inputs[a], k->inputs[a].type);
+        for (unsigned o = 0; o < k->output_count && fits; ++o)
+            fits = args->outputs[o] != NULL && dtype_is(args->outputs[o], k->outputs[o].type);
+        if (fits)
+            return k;
+    }
+    return NULL;
+}
+
+tkh_status tkh_tensor_op(tkh_context *ctx, const tkh_registry *registry, const char *op,
+    const tkh_tensor_args *args, tkh_report *report)
+{
+    tkhi_clear_error();
+    if (registry == NULL || op == NULL || args == NULL) {
+        tkhi_report_begin(report, ctx, NULL, 0);
+        return tkhi_report_end(report, tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_tensor_op: %s is NULL",
+            registry == NULL ? "registry" : op == NULL ? "op" : "args"), tkhi_now_seconds());
+    }
+    const tkh_kernel_info *k = tkh_registry_match(registry, op, args);
+    if (k != NULL)
+        return tkh_tensor_call(ctx, k, args, report);
+    char dtypes[256] = "";
+    size_t len = 0;
+    for (unsigned a = 0; a < args->input_count + args->output_count && len < sizeof dtypes; ++a) {
+        const DLTensor *t = a < args->input_count ? (args->inputs ? args->inputs[a] : NULL)
+            : (args->outputs ? args->outputs[a - args->input_count] : NULL);
+        char one[64];
+        len += (size_t)snprintf(dtypes + len, sizeof dtypes - len, "%s%s", a ? ", " : "",
+            t == NULL ? "NULL" : tkhi_dtype_name(t->dtype, one, sizeof one));
+    }
+    tkhi_report_begin(report, ctx, NULL, 0);
+    return tkhi_report_end(report, tkhi_fail(TKH_ERR_NOT_FOUND, "tkh_tensor_op: registry '%s' has no kernel of "
+        "op '%s' taking %u input and %u output tensors of dtypes %s", registry->name, op, args->input_count,
+        args->output_count, dtypes), tkhi_now_seconds());
+}

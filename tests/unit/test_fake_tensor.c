@@ -1,0 +1,557 @@
+/* Tensor calls without a GPU: the runtime's own sources on the fake HIP runtime
+ * (tests/fake), with the test's kernels on the host walking the plan their own way.
+ * Broadcasting, strides (transposed, gapped, negative, zero) and axis reductions are
+ * compared with a plain loop over the tensors' multi-indices, on random cases from a
+ * printed seed (TKH_TEST_SEED replays one); hand-worked cases; every bad input with its
+ * status; the oracle naming a multi-index; the device path with its oracle. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fake_hip.h"
+#include "internal.h" /* tkhi_splitmix64 */
+#include "tokitai_hip/context.h"
+#include "tokitai_hip/tensor.h"
+
+static const char *const targets[] = { "gfx90a", NULL };
+static const char *const none[] = { NULL };
+
+/* Element i of a plan's index space: each array's offset, decomposed plainly. */
+static void plan_offsets(const tkh_plan *p, int from, int to, int64_t i, unsigned arrays, int64_t *off)
+{
+    for (int d = from; d < to; ++d) {
+        const int64_t c = i % p->size[d];
+        i /= p->size[d];
+        for (unsigned a = 0; a < arrays; ++a)
+            off[a] += c * p->stride[a][d];
+    }
+}
+
+static int32_t wrap_add(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+static int host_add(const void *const *in, void *const *out, const void *const *scalars, size_t n,
+    unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
+    for (size_t i = 0; i < n; ++i)
+        ((int32_t *)out[0])[i] = wrap_add(((const int32_t *)in[0])[i], ((const int32_t *)in[1])[i]);
+    return 0;
+}
+
+static int host_add_plan(const void *const *in, void *const *out, const void *const *scalars,
+    const tkh_plan *p, unsigned grid, unsigned block, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)stream;
+    for (int64_t i = 0; i < p->count; ++i) {
+        int64_t off[3] = { 0, 0, 0 };
+        plan_offsets(p, 0, p->ndim, i, 3, off);
+        ((int32_t *)out[0])[off[2]] = wrap_add(((const int32_t *)in[0])[off[0]], ((const int32_t *)in[1])[off[1]]);
+    }
+    return 0;
+}
+
+static size_t check_add(const void *const *in, const void *const *out, const void *const *scalars,
+    size_t n, unsigned grid, unsigned block, tkh_check_note *note)
+{
+    (void)scalars, (void)grid, (void)block;
+    const int32_t *a = in[0], *b = in[1], *o = out[0];
+    for (size_t i = 0; i < n; ++i)
+        if (o[i] != wrap_add(a[i], b[i])) {
+            snprintf(note->detail, sizeof note->detail, "got %d, expected %d = add(%d, %d)", (int)o[i],
+                (int)wrap_add(a[i], b[i]), (int)a[i], (int)b[i]);
+            return i;
+        }
+    return n;
+}
+
+static int host_sum(const void *const *in, void *const *out, const void *const *scalars, size_t n,
+    unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
+    int32_t s = 0;
+    for (size_t i = 0; i < n; ++i)
+        s = wrap_add(s, ((const int32_t *)in[0])[i]);
+    *(int32_t *)out[0] = s;
+    return 0;
+}
+
+static int host_sum_plan(const void *const *in, void *const *out, const void *const *scalars,
+    const tkh_plan *p, unsigned grid, unsigned block, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)stream;
+    for (int64_t o = 0; o < p->count; ++o) {
+        int64_t at[2] = { 0, 0 };
+        plan_offsets(p, p->reduced, p->ndim, o, 2, at);
+        int32_t s = 0;
+        for (int64_t r = 0; r < p->reduce_count; ++r) {
+            int64_t off[1] = { at[0] };
+            plan_offsets(p, 0, p->reduced, r, 1, off);
+            s = wrap_add(s, ((const int32_t *)in[0])[off[0]]);
+        }
+        ((int32_t *)out[0])[at[1]] = s;
+    }
+    return 0;
+}
+
+static void fold_sum(const void *input, size_t first, size_t count, tkh_fold *state)
+{
+    (void)first;
+    int32_t s;
+    memcpy(&s, state->acc, sizeof s);
+    for (size_t i = 0; i < count; ++i)
+        s = wrap_add(s, ((const int32_t *)input)[i]);
+    memcpy(state->acc, &s, sizeof s);
+}
+
+static size_t finish_sum(const tkh_fold *state, const void *const *outputs, size_t n, unsigned grid,
+    unsigned block, tkh_check_note *note)
+{
+    (void)grid, (void)block;
+    if (memcmp(state->acc, outputs[0], 4) == 0)
+        return n;
+    snprintf(note->detail, sizeof note->detail, "got %d", (int)*(const int32_t *)outputs[0]);
+    return 0;
+}
+
+static size_t check_sum(const void *const *in, const void *const *out, const void *const *scalars,
+    size_t n, unsigned grid, unsigned block, tkh_check_note *note)
+{
+    (void)scalars;
+    tkh_fold state = { 0 };
+    fold_sum(in[0], 0, n, &state);
+    return finish_sum(&state, out, n, grid, block, note);
+}
+
+static const tkh_operand i32s[] = { { "lhs", "i32", 4, NULL, 0 }, { "rhs", "i32", 4, NULL, 0 } };
+static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0 } };
+
+#define KERNEL(name, shape_, arity_, out_count_, scratch_, launch_, check_, plan_)                  \
+    .catalog = "fake", .op = name, .type = "i32", .symbol = "fake_" name, .shape = shape_,          \
+    .signature = "i32 lhs, i32 rhs -> i32 out", .arity = arity_, .inputs = i32s,                   \
+    .output_count = 1, .outputs = out_i32, .out_count = out_count_, .scratch_size = scratch_,       \
+    .block = 256, .vector_width = 4, .domain = "integer", .representation = "dense",                \
+    .semantics = name, .compare_rule = "exact", .comparison = "exact", .platform = "amd",           \
+    .targets = targets, .source_fingerprint = "", .compiler = "", .compiler_fingerprint = "",      \
+    .build_fingerprint = "", .build_command = "", .obligations = none, .required_evidence = none,   \
+    .degradations = none, .non_claims = none, .launch = launch_, .check = check_, .launch_plan = plan_
+
+static const tkh_kernel_info add = { KERNEL("add", "elementwise", 2, 0, 0, host_add, check_add, host_add_plan) };
+static const tkh_kernel_info sum = { KERNEL("sum", "reduction", 1, 1, 8, host_sum, check_sum, host_sum_plan),
+    .fold = fold_sum, .finish = finish_sum };
+static const tkh_kernel_info *const kernels[] = { &add, &sum };
+static const tkh_registry registry = { "fake", kernels, 2 };
+
+static const DLDataType I32 = { kDLInt, 32, 1 };
+
+/* A tensor and the storage of its shape and strides. */
+typedef struct tensor {
+    DLTensor t;
+    int64_t shape[TKH_MAX_DIMS + 1], strides[TKH_MAX_DIMS + 1];
+    int32_t *buffer; /* owned by the random cases */
+} tensor;
+
+static const DLTensor *make(tensor *x, void *data, int ndim, const int64_t *shape, const int64_t *strides)
+{
+    memset(x, 0, sizeof *x);
+    memcpy(x->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    if (strides)
+        memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    x->t = (DLTensor){ data, { kDLCPU, 0 }, ndim, I32, x->shape, strides ? x->strides : NULL, 0 };
+    return &x->t;
+}
+
+static tkh_context *context(void)
+{
+    tkh_context *c = NULL;
+    if (tkh_context_create(&c, 0) != TKH_OK)
+        fail_msg("%s", tkh_last_error());
+    return c;
+}
+
+static tkh_status add_call(tkh_context *ctx, const DLTensor *a, const DLTensor *b, const DLTensor *out,
+    tkh_report *report)
+{
+    const DLTensor *in[2] = { a, b }, *outs[1] = { out };
+    const tkh_tensor_args args = { in, 2, outs, 1, NULL, 0, NULL, 0, 0, NULL };
+    return tkh_tensor_call(ctx, &add, &args, report);
+}
+
+static tkh_status sum_call(tkh_context *ctx, const DLTensor *x, const int64_t *axes, unsigned count,
+    int keepdims, const DLTensor *out, tkh_report *report)
+{
+    const DLTensor *in[1] = { x }, *outs[1] = { out };
+    const tkh_tensor_args args = { in, 1, outs, 1, NULL, 0, axes, count, keepdims, NULL };
+    return tkh_tensor_call(ctx, &sum, &args, report);
+}
+
+static int has_evidence(const tkh_report *r, const char *text)
+{
+    for (size_t i = 0; i < r->evidence_count; ++i)
+        if (strstr(r->evidence[i], text) != NULL)
+            return 1;
+    return 0;
+}
+
+/* A row bias, a column and a transposed view, worked by hand. */
+static void test_broadcast_by_hand(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context();
+    tkh_report r;
+    int32_t m[6] = { 1, 2, 3, 4, 5, 6 }, row[3] = { 10, 20, 30 }, col[2] = { 100, 200 }, out[6];
+    tensor a, b, o;
+    const int64_t s23[2] = { 2, 3 }, s3[1] = { 3 }, s21[2] = { 2, 1 }, s32[2] = { 3, 2 }, t[2] = { 1, 3 };
+    assert_int_equal(add_call(ctx, make(&a, m, 2, s23, NULL), make(&b, row, 1, s3, NULL),
+        make(&o, out, 2, s23, NULL), &r), TKH_OK);
+    const int32_t by_row[6] = { 11, 22, 33, 14, 25, 36 };
+    assert_memory_equal(out, by_row, sizeof out);
+    assert_true(has_evidence(&r, "broadcast shape [2, 3]"));
+    assert_true(has_evidence(&r, "strides [3, 1] [0, 1] [3, 1]"));
+    assert_true(r.oracle_matches);
+    assert_int_equal(add_call(ctx, make(&a, m, 2, s23, NULL), make(&b, col, 2, s21, NULL),
+        make(&o, out, 2, s23, NULL), &r), TKH_OK);
+    const int32_t by_col[6] = { 101, 102, 103, 204, 205, 206 };
+    assert_memory_equal(out, by_col, sizeof out);
+    /* m seen as its transpose [3, 2] (strides 1, 3), plus a compact [3, 2] */
+    int32_t c32[6] = { 0, 1, 2, 3, 4, 5 };
+    assert_int_equal(add_call(ctx, make(&a, m, 2, s32, t), make(&b, c32, 2, s32, NULL),
+        make(&o, out, 2, s32, NULL), &r), TKH_OK);
+    const int32_t by_t[6] = { 1, 5, 4, 8, 7, 11 };
+    assert_memory_equal(out, by_t, sizeof out);
+    /* contiguous tensors of one shape merge to one dimension: the flat kernel */
+    assert_int_equal(add_call(ctx, make(&a, m, 2, s23, NULL), make(&b, c32, 2, s23, NULL),
+        make(&o, out, 2, s23, NULL), &r), TKH_OK);
+    assert_true(has_evidence(&r, "merged to [6]"));
+    assert_true(has_evidence(&r, "the flat kernel"));
+    /* sums over each axis, with and without keepdims */
+    int32_t s[3];
+    const int64_t axis0 = 0, axis1 = -1, k13[2] = { 1, 3 }, k21[2] = { 2, 1 };
+    assert_int_equal(sum_call(ctx, make(&a, m, 2, s23, NULL), &axis0, 1, 0, make(&o, s, 1, s3, NULL), &r), TKH_OK);
+    assert_int_equal(s[0], 5);
+    assert_int_equal(s[1], 7);
+    assert_int_equal(s[2], 9);
+    assert_true(has_evidence(&r, "a thread column per output"));
+    assert_int_equal(sum_call(ctx, make(&a, m, 2, s23, NULL), &axis1, 1, 1, make(&o, s, 2, k21, NULL), &r), TKH_OK);
+    assert_int_equal(s[0], 6);
+    assert_int_equal(s[1], 15);
+    assert_true(has_evidence(&r, "a block per output"));
+    assert_int_equal(sum_call(ctx, make(&a, m, 2, s23, NULL), &axis0, 1, 1, make(&o, s, 2, k13, NULL), &r), TKH_OK);
+    assert_int_equal(s[2], 9);
+    /* every axis: the flat reduction, into a tensor of no dimensions */
+    assert_int_equal(sum_call(ctx, make(&a, m, 2, s23, NULL), NULL, 0, 0, make(&o, s, 0, NULL, NULL), &r), TKH_OK);
+    assert_int_equal(s[0], 21);
+    assert_true(has_evidence(&r, "the flat kernel"));
+    tkh_context_destroy(ctx);
+}
+
+static void expect(tkh_status got, tkh_status want, const char *text)
+{
+    if (got != want || strstr(tkh_last_error(), text) == NULL)
+        fail_msg("got %s (%s), expected %s with '%s'", tkh_status_name(got), tkh_last_error(),
+            tkh_status_name(want), text);
+}
+
+static void test_bad_tensors(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context();
+    int32_t m[12] = { 0 }, v[4] = { 0 }, out[12];
+    tensor a, b, o;
+    const int64_t s23[2] = { 2, 3 }, s2[1] = { 2 }, s32[2] = { 3, 2 }, s6[1] = { 6 }, neg[1] = { -1 };
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), make(&b, v, 1, s2, NULL), make(&o, out, 2, s23, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "tensor input 1 (rhs) of shape [2] does not broadcast with the inputs before it ([2, 3] so far): dimension 0 is 2, expected 3 or 1");
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), make(&b, m, 2, s23, NULL), make(&o, out, 2, s32, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "tensor out has shape [3, 2]: expected the inputs' broadcast shape [2, 3]");
+    make(&b, v, 1, s2, NULL);
+    b.t.dtype = (DLDataType){ kDLFloat, 32, 1 };
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), &b.t, make(&o, out, 2, s23, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "tensor input 1 (rhs) has dtype f32: expected i32");
+    make(&b, v, 1, s2, NULL);
+    b.t.dtype.lanes = 4;
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), &b.t, make(&o, out, 2, s23, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "has dtype code 0, 32 bits, 4 lanes: expected i32");
+    make(&b, v, 1, s2, NULL);
+    b.t.ndim = TKH_MAX_DIMS + 1;
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), &b.t, make(&o, out, 2, s23, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "has ndim 17: expected 0 to 16");
+    make(&b, v, 1, neg, NULL);
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), &b.t, make(&o, out, 2, s23, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "has shape[0] = -1: expected a size of 0 or more");
+    make(&b, v, 1, s2, NULL);
+    b.t.device = (DLDevice){ kDLROCM, 0 };
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), &b.t, make(&o, out, 2, s23, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "tensor input 1 (rhs) is on the device, the first tensor on the host");
+    b.t.device = (DLDevice){ kDLVulkan, 0 };
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), &b.t, make(&o, out, 2, s23, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "is on DLPack device type 7");
+    b.t.device = (DLDevice){ kDLROCM, 3 };
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), &b.t, make(&o, out, 2, s23, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "is on device 3: expected the context's device 0");
+    make(&b, v, 1, s2, NULL);
+    b.t.byte_offset = 2;
+    expect(add_call(ctx, make(&a, m, 1, s2, NULL), &b.t, make(&o, out, 1, s2, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "is not aligned to its element size (4 bytes)");
+    /* overlaps: a shifted output, an output that repeats an element, in place exactly */
+    expect(add_call(ctx, make(&a, m, 1, s6, NULL), make(&b, m, 1, s6, NULL), make(&o, m + 1, 1, s6, NULL), NULL),
+        TKH_ERR_OVERLAP, "tensor out shares memory with tensor input 0 (lhs) other than as the same elements in place");
+    const int64_t zero[2] = { 0, 1 };
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), make(&b, m, 2, s23, NULL), make(&o, out, 2, s23, zero), NULL),
+        TKH_ERR_OVERLAP, "tensor out (shape [2, 3], strides [0, 1]) may write one element twice");
+    int32_t x[6] = { 1, 2, 3, 4, 5, 6 };
+    assert_int_equal(add_call(ctx, make(&a, x, 1, s6, NULL), make(&b, x, 1, s6, NULL), make(&o, x, 1, s6, NULL), NULL), TKH_OK);
+    assert_int_equal(x[5], 12);
+    /* axes */
+    const int64_t axis2 = 2, twice[2] = { 1, -1 }, s3[1] = { 3 };
+    expect(sum_call(ctx, make(&a, m, 2, s23, NULL), &axis2, 1, 0, make(&o, out, 1, s3, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "axis 2 is out of range for tensor lhs of 2 dimensions: expected -2 to 1");
+    expect(sum_call(ctx, make(&a, m, 2, s23, NULL), twice, 2, 0, make(&o, out, 0, NULL, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "axis -1 is given twice");
+    expect(sum_call(ctx, make(&a, m, 2, s23, NULL), &axis2, 1, 0, make(&o, out, 1, s3, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "expected -2 to 1");
+    const int64_t axis0 = 0;
+    expect(sum_call(ctx, make(&a, m, 2, s23, NULL), &axis0, 1, 0, make(&o, out, 1, s2, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "tensor out has shape [2]: expected [3] (the input's shape [2, 3] reduced)");
+    const int64_t s03[2] = { 0, 3 };
+    expect(sum_call(ctx, make(&a, m, 2, s03, NULL), &axis0, 1, 0, make(&o, out, 1, s3, NULL), NULL),
+        TKH_ERR_EMPTY, "reduces over zero elements (axis 0 of tensor lhs, shape [0, 3], has size 0)");
+    /* no elements: success without work */
+    assert_int_equal(add_call(ctx, make(&a, m, 2, s03, NULL), make(&b, m, 1, s3, NULL), make(&o, out, 2, s03, NULL), NULL), TKH_OK);
+    /* dispatch by dtype */
+    const DLTensor *in[2] = { make(&a, m, 1, s2, NULL), make(&b, v, 1, s2, NULL) }, *outs[1] = { make(&o, out, 1, s2, NULL) };
+    tkh_tensor_args args = { in, 2, outs, 1, NULL, 0, NULL, 0, 0, NULL };
+    assert_ptr_equal(tkh_registry_match(&registry, "add", &args), &add);
+    assert_int_equal(tkh_tensor_op(ctx, &registry, "add", &args, NULL), TKH_OK);
+    b.t.dtype = (DLDataType){ kDLFloat, 16, 1 };
+    expect(tkh_tensor_op(ctx, &registry, "add", &args, NULL), TKH_ERR_NOT_FOUND,
+        "no kernel of op 'add' taking 2 input and 1 output tensors of dtypes i32, f16, i32");
+    tkh_context_destroy(ctx);
+}
+
+/* The oracle names the multi-index of a wrong element. */
+static void test_mismatch_names_index(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context();
+    int32_t m[6] = { 1, 2, 3, 4, 5, 6 }, row[3] = { 10, 20, 30 }, out[6];
+    tensor a, b, o;
+    const int64_t s23[2] = { 2, 3 }, s3[1] = { 3 };
+    tkh_report r;
+    assert_int_equal(tkh_context_corrupt_next_output(ctx, 5, 1), TKH_OK);
+    expect(add_call(ctx, make(&a, m, 2, s23, NULL), make(&b, row, 1, s3, NULL), make(&o, out, 2, s23, NULL), &r),
+        TKH_ERR_ORACLE_MISMATCH, "add_i32: element [1, 2] of [2, 3] differs from the CPU oracle: got 38, expected 36 = add(6, 30)");
+    assert_int_equal(r.first_mismatch, 5);
+    tkh_context_destroy(ctx);
+}
+
+/* Device tensors (the fake's device memory is host memory): enqueued, and checked under
+ * the device oracle policy. */
+static void test_device_tensors(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context();
+    int32_t m[6] = { 1, 2, 3, 4, 5, 6 }, row[3] = { 10, 20, 30 }, out[6];
+    tensor a, b, o;
+    const int64_t s23[2] = { 2, 3 }, s3[1] = { 3 };
+    make(&a, m, 2, s23, NULL);
+    make(&b, row, 1, s3, NULL);
+    make(&o, out, 2, s23, NULL);
+    a.t.device = b.t.device = o.t.device = (DLDevice){ kDLROCM, 0 };
+    tkh_report r;
+    assert_int_equal(add_call(ctx, &a.t, &b.t, &o.t, &r), TKH_OK);
+    assert_int_equal(out[5], 36);
+    assert_false(r.oracle_checked);
+    assert_true(has_evidence(&r, "device oracle policy off"));
+    const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+    assert_int_equal(tkh_context_set_device_oracle(ctx, &full), TKH_OK);
+    assert_int_equal(add_call(ctx, &a.t, &b.t, &o.t, &r), TKH_OK);
+    assert_true(r.oracle_matches);
+    assert_int_equal(r.oracle_compared, 6);
+    const int64_t axis1 = 1, s2[1] = { 2 };
+    int32_t s[2];
+    make(&o, s, 1, s2, NULL);
+    o.t.device = a.t.device;
+    assert_int_equal(sum_call(ctx, &a.t, &axis1, 1, 0, &o.t, &r), TKH_OK);
+    assert_int_equal(s[1], 15);
+    assert_true(r.oracle_matches);
+    tkh_context_destroy(ctx);
+}
+
+/* A random layout of 'shape' in a buffer of its own: the dimensions in a random memory
+ * order, some with gaps, some reversed; inputs may also get stride 0 (an expanded view). */
+static void random_layout(uint64_t *rng, tensor *x, int ndim, const int64_t *shape, int input)
+{
+    int order[TKH_MAX_DIMS];
+    for (int d = 0; d < ndim; ++d)
+        order[d] = d;
+    for (int d = ndim - 1; d > 0; --d) {
+        const int j = (int)(tkhi_splitmix64(rng) % (uint64_t)(d + 1)), t = order[d];
+        order[d] = order[j];
+        order[j] = t;
+    }
+    int64_t stride[TKH_MAX_DIMS], step = 1, lo = 0, hi = 0;
+    for (int k = ndim - 1; k >= 0; --k) {
+        const int d = order[k];
+        const uint64_t pick = tkhi_splitmix64(rng) % 8;
+        stride[d] = input && pick == 0 ? 0 : step * (pick == 1 ? 2 : 1) * (pick == 2 ? -1 : 1);
+        step *= (pick == 1 ? 2 : 1) * (shape[d] > 0 ? shape[d] : 1);
+        const int64_t reach = (shape[d] > 0 ? shape[d] - 1 : 0) * stride[d];
+        *(reach < 0 ? &lo : &hi) += reach;
+    }
+    const size_t count = (size_t)(hi - lo + 1);
+    x->buffer = malloc(count * sizeof(int32_t));
+    for (size_t i = 0; i < count; ++i)
+        x->buffer[i] = (int32_t)tkhi_splitmix64(rng);
+    make(x, x->buffer, ndim, shape, stride);
+    x->t.byte_offset = (uint64_t)(-lo) * sizeof(int32_t);
+}
+
+static int32_t *at(const tensor *x, const int64_t *index, int index_ndim)
+{
+    int64_t off = 0;
+    for (int d = 0; d < x->t.ndim; ++d) {
+        const int64_t i = x->t.shape[d] == 1 ? 0 : index[index_ndim - x->t.ndim + d];
+        off += i * x->t.strides[d];
+    }
+    return (int32_t *)((unsigned char *)x->t.data + x->t.byte_offset) + off;
+}
+
+/* The next multi-index of 'shape' in row-major order; 0 after the last. */
+static int next_index(int64_t *index, int ndim, const int64_t *shape)
+{
+    for (int d = ndim - 1; d >= 0; --d) {
+        if (++index[d] < shape[d])
+            return 1;
+        index[d] = 0;
+    }
+    return 0;
+}
+
+static void test_random_broadcasts(void **state)
+{
+    (void)state;
+    const char *env = getenv("TKH_TEST_SEED");
+    const uint64_t seed = env ? strtoull(env, NULL, 0) : 0x7e50a11ull;
+    printf("test_random_broadcasts: seed %#" PRIx64 " (TKH_TEST_SEED replays it)\n", seed);
+    tkh_context *ctx = context();
+    for (int c = 0; c < 300; ++c) {
+        uint64_t rng = seed + (uint64_t)c;
+        const int ndim = (int)(tkhi_splitmix64(&rng) % 6);
+        int64_t shape[TKH_MAX_DIMS], sa[TKH_MAX_DIMS], sb[TKH_MAX_DIMS];
+        for (int d = 0; d < ndim; ++d)
+            shape[d] = 1 + (int64_t)(tkhi_splitmix64(&rng) % 5);
+        /* each input: a suffix of the dimensions, some of them 1 */
+        const int na = ndim - (int)(tkhi_splitmix64(&rng) % (uint64_t)(ndim + 1) / 2);
+        const int nb = ndim - (int)(tkhi_splitmix64(&rng) % (uint64_t)(ndim + 1) / 2);
+        for (int d = 0; d < na; ++d)
+            sa[d] = tkhi_splitmix64(&rng) % 4 == 0 ? 1 : shape[ndim - na + d];
+        for (int d = 0; d < nb; ++d)
+            sb[d] = tkhi_splitmix64(&rng) % 4 == 0 ? 1 : shape[ndim - nb + d];
+        const int bndim = na > nb ? na : nb; /* what broadcasting gives */
+        int64_t bshape[TKH_MAX_DIMS];
+        for (int d = 0; d < bndim; ++d) {
+            const int64_t x = bndim - d <= na ? sa[na - (bndim - d)] : 1, y = bndim - d <= nb ? sb[nb - (bndim - d)] : 1;
+            bshape[d] = x > y ? x : y;
+        }
+        tensor a, b, o;
+        random_layout(&rng, &a, na, sa, 1);
+        random_layout(&rng, &b, nb, sb, 1);
+        random_layout(&rng, &o, bndim, bshape, 0);
+        tkh_report r;
+        if (add_call(ctx, &a.t, &b.t, &o.t, &r) != TKH_OK)
+            fail_msg("case %d (seed %#" PRIx64 "): %s", c, seed, tkh_last_error());
+        int64_t index[TKH_MAX_DIMS] = { 0 };
+        do {
+            const int32_t want = wrap_add(*at(&a, index, bndim), *at(&b, index, bndim));
+            if (*at(&o, index, bndim) != want)
+                fail_msg("case %d (seed %#" PRIx64 "): an element differs: %s", c, seed, r.evidence[r.evidence_count - 1]);
+        } while (bndim > 0 && next_index(index, bndim, bshape));
+        free(a.buffer);
+        free(b.buffer);
+        free(o.buffer);
+    }
+    tkh_context_destroy(ctx);
+}
+
+static void test_random_reductions(void **state)
+{
+    (void)state;
+    const char *env = getenv("TKH_TEST_SEED");
+    const uint64_t seed = env ? strtoull(env, NULL, 0) : 0x5eed5ull;
+    printf("test_random_reductions: seed %#" PRIx64 " (TKH_TEST_SEED replays it)\n", seed);
+    tkh_context *ctx = context();
+    for (int c = 0; c < 300; ++c) {
+        uint64_t rng = seed + (uint64_t)c;
+        const int ndim = 1 + (int)(tkhi_splitmix64(&rng) % 5);
+        int64_t shape[TKH_MAX_DIMS], axes[TKH_MAX_DIMS], oshape[TKH_MAX_DIMS];
+        int reduced[TKH_MAX_DIMS];
+        unsigned count = 0;
+        for (int d = 0; d < ndim; ++d) {
+            shape[d] = 1 + (int64_t)(tkhi_splitmix64(&rng) % 5);
+            reduced[d] = tkhi_splitmix64(&rng) % 2 == 0;
+            if (reduced[d])
+                axes[count++] = tkhi_splitmix64(&rng) % 2 ? d : d - ndim;
+        }
+        const int all = count == 0; /* axis_count 0: every axis */
+        const int keepdims = (int)(tkhi_splitmix64(&rng) % 2);
+        int ondim = 0;
+        for (int d = 0; d < ndim; ++d)
+            if (!(reduced[d] || all) || keepdims)
+                oshape[ondim++] = reduced[d] || all ? 1 : shape[d];
+        tensor x, o;
+        random_layout(&rng, &x, ndim, shape, 0);
+        random_layout(&rng, &o, ondim, oshape, 0);
+        if (sum_call(ctx, &x.t, axes, count, keepdims, &o.t, NULL) != TKH_OK)
+            fail_msg("case %d (seed %#" PRIx64 "): %s", c, seed, tkh_last_error());
+        /* the plain loop: every input element into its output */
+        int64_t index[TKH_MAX_DIMS] = { 0 }, oindex[TKH_MAX_DIMS];
+        int64_t ocount = 1;
+        for (int d = 0; d < ondim; ++d)
+            ocount *= oshape[d];
+        int32_t *want = calloc((size_t)ocount, sizeof(int32_t));
+        do {
+            int64_t lin = 0;
+            for (int d = 0, k = 0; d < ndim; ++d) {
+                if (!(reduced[d] || all) || keepdims)
+                    oindex[k++] = reduced[d] || all ? 0 : index[d];
+            }
+            for (int d = 0; d < ondim; ++d)
+                lin = lin * oshape[d] + oindex[d];
+            want[lin] = wrap_add(want[lin], *at(&x, index, ndim));
+        } while (next_index(index, ndim, shape));
+        memset(oindex, 0, sizeof oindex);
+        for (int64_t lin = 0; lin < ocount; ++lin) {
+            if (*at(&o, oindex, ondim) != want[lin])
+                fail_msg("case %d (seed %#" PRIx64 "): output %" PRId64 " is %d, expected %d", c, seed, lin,
+                    (int)*at(&o, oindex, ondim), (int)want[lin]);
+            next_index(oindex, ondim, oshape);
+        }
+        free(want);
+        free(x.buffer);
+        free(o.buffer);
+    }
+    tkh_context_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_broadcast_by_hand),
+        cmocka_unit_test(test_bad_tensors),
+        cmocka_unit_test(test_mismatch_names_index),
+        cmocka_unit_test(test_device_tensors),
+        cmocka_unit_test(test_random_broadcasts),
+        cmocka_unit_test(test_random_reductions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
