@@ -22,7 +22,7 @@
 @   else
 @     params[#params + 1] = "const " .. x.type.c .. " *p_" .. x.name
 @     elems[#elems + 1] = "p_" .. x.name .. "[i]"
-@     strided[#strided + 1] = "p_" .. x.name .. "[off[" .. x.index .. "]]"
+@     strided[#strided + 1] = "p_" .. x.name .. "[off[" .. x.index .. "] + (O)j * (O)p.stride[" .. x.index .. "][0]]"
 @     lanes[#lanes + 1] = "v_" .. x.name .. ".lane[j]"
 @     loads[#loads + 1] = "const " .. k.id .. "_vec_" .. x.name .. " v_" .. x.name .. " = ((const "
 @       .. k.id .. "_vec_" .. x.name .. " *)p_" .. x.name .. ")[i];"
@@ -82,18 +82,55 @@ __global__ void $(k.symbol)_vec($(table.concat(params, ", ")), size_t n)
     }
 }
 
-template <bool Wide>
-__global__ void $(k.symbol)_plan($(table.concat(params, ", ")), const tkh_plan p)
+/* Over a plan: each thread takes runs of $(V) consecutive elements along dimension 0, as
+ * vectors where every array steps 0 (a broadcast value) or 1 along it, else one by one. */
+template <bool Wide, int Dims>
+__global__ void $(k.symbol)_plan($(table.concat(params, ", ")), const tkh_plan p, const tkh_plan_runs runs)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
-    const U count = (U)p.count, step = (U)gridDim.x * blockDim.x;
-    for (U i = (U)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step) {
+    const U total = (U)runs.total, step = (U)gridDim.x * blockDim.x, per_row = (U)runs.per_row;
+    for (U run = (U)blockIdx.x * blockDim.x + threadIdx.x; run < total; run += step) {
+        const U row = Wide ? run / per_row
+            : (U)((__umulhi((uint32_t)run, runs.magic) + (uint32_t)run) >> runs.shift);
+        const U first = (run - row * per_row) * $(V);
         O off[$(arrays)] = { 0 };
-        tkh_plan_offsets<Wide, $(arrays)>(p, 0, p.ndim, i, off);
-@ for _, o in ipairs(k.outputs) do
-        p_$(o.name)[off[$(#k.inputs + o.index)]] = $(o.fn)($(table.concat(strided, ", ")));
+        tkh_plan_offsets<Wide, $(arrays), Dims>(p, 1, p.ndim, row, off);
+#pragma unroll
+        for (int a = 0; a < $(arrays); ++a)
+            off[a] += (O)first * (O)p.stride[a][0];
+        const U left = (U)p.size[0] - first;
+        if (runs.vector && left >= $(V)) {
+@ for _, x in ipairs(k.inputs) do
+            $(k.id)_vec_$(x.name) v_$(x.name);
+            if (p.stride[$(x.index)][0] != 0) {
+                v_$(x.name) = *(const $(k.id)_vec_$(x.name) *)(p_$(x.name) + off[$(x.index)]);
+            } else {
+                const $(x.type.c) s = p_$(x.name)[off[$(x.index)]];
+#pragma unroll
+                for (int j = 0; j < $(V); ++j)
+                    v_$(x.name).lane[j] = s;
+            }
 @ end
+@ for _, o in ipairs(k.outputs) do
+            $(k.id)_vec_$(o.name) r_$(o.name);
+@ end
+#pragma unroll
+            for (int j = 0; j < $(V); ++j) {
+@ for _, o in ipairs(k.outputs) do
+                r_$(o.name).lane[j] = $(o.fn)($(table.concat(lanes, ", ")));
+@ end
+            }
+@ for _, o in ipairs(k.outputs) do
+            *($(k.id)_vec_$(o.name) *)(p_$(o.name) + off[$(#k.inputs + o.index)]) = r_$(o.name);
+@ end
+        } else {
+            for (U j = 0; j < $(V) && j < left; ++j) {
+@ for _, o in ipairs(k.outputs) do
+                p_$(o.name)[off[$(#k.inputs + o.index)] + (O)j * (O)p.stride[$(#k.inputs + o.index)][0]] = $(o.fn)($(table.concat(strided, ", ")));
+@ end
+            }
+        }
     }
 }
 
@@ -116,11 +153,23 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
 {
     (void)scalars;
+@ local bases, sizes = {}, {}
+@ for _, x in ipairs(k.inputs) do bases[#bases + 1], sizes[#sizes + 1] = "inputs[" .. x.index .. "]", x.type.bits // 8 end
+@ for _, o in ipairs(k.outputs) do bases[#bases + 1], sizes[#sizes + 1] = "outputs[" .. o.index .. "]", o.type.bits // 8 end
+    const void *const base[$(arrays)] = { $(table.concat(bases, ", ")) };
+    const unsigned size[$(arrays)] = { $(table.concat(sizes, ", ")) };
+    const tkh_plan_runs runs = tkh_plan_runs_of(plan, $(arrays), base, size, $(V));
+    const unsigned blocks = (unsigned)((runs.total + block - 1) / block);
+    grid = blocks < grid ? blocks : grid;
+    grid = grid > 0 ? grid : 1;
     if (plan->wide)
-        hipLaunchKernelGGL($(k.symbol)_plan<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
-            $(table.concat(casts, ", ")), *plan);
+        hipLaunchKernelGGL(($(k.symbol)_plan<true, TKH_MAX_DIMS>), dim3(grid), dim3(block), 0,
+            (hipStream_t)stream, $(table.concat(casts, ", ")), *plan, runs);
+    else if (plan->ndim > 3)
+        hipLaunchKernelGGL(($(k.symbol)_plan<false, TKH_MAX_DIMS>), dim3(grid), dim3(block), 0,
+            (hipStream_t)stream, $(table.concat(casts, ", ")), *plan, runs);
     else
-        hipLaunchKernelGGL($(k.symbol)_plan<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
-            $(table.concat(casts, ", ")), *plan);
+        hipLaunchKernelGGL(($(k.symbol)_plan<false, 3>), dim3(grid), dim3(block), 0,
+            (hipStream_t)stream, $(table.concat(casts, ", ")), *plan, runs);
     return (int)hipGetLastError();
 }

@@ -96,10 +96,24 @@ __global__ void $(k.symbol)_axes(const $(S) *x, $(out_params), const tkh_plan p)
             O at[$(arrays)] = { 0 };
             tkh_plan_offsets<Wide, $(arrays)>(p, p.reduced, p.ndim, o, at);
             $(A) acc = $(k.identity_fn)();
-            for (U r = threadIdx.x; r < m; r += TKH_REDUCE_BLOCK) {
-                O off[1] = { at[0] };
-                tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
-                acc = $(fold_element(k, "acc", load(k.type, "x[off[0]]"), "r"));
+            if (p.reduced == 1) { /* one reduced dimension: no division */
+                const O s0 = (O)p.stride[0][0];
+                const $(S) *row = x + at[0];
+                const U vectors = s0 == 1 && ((uintptr_t)row & 15) == 0 ? m / $(V) : 0;
+                for (U v = threadIdx.x; v < vectors; v += TKH_REDUCE_BLOCK) {
+                    const $(k.id)_vec w = ((const $(k.id)_vec *)row)[v];
+#pragma unroll
+                    for (int j = 0; j < $(V); ++j)
+                        acc = $(fold_element(k, "acc", load(k.type, "w.lane[j]"), "v * " .. V .. " + j"));
+                }
+                for (U r = vectors * $(V) + threadIdx.x; r < m; r += TKH_REDUCE_BLOCK)
+                    acc = $(fold_element(k, "acc", load(k.type, "row[(O)r * s0]"), "r"));
+            } else {
+                for (U r = threadIdx.x; r < m; r += TKH_REDUCE_BLOCK) {
+                    O off[1] = { at[0] };
+                    tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
+                    acc = $(fold_element(k, "acc", load(k.type, "x[off[0]]"), "r"));
+                }
             }
             acc = $(k.symbol)_block_fold(acc);
             if (threadIdx.x == 0) {
@@ -118,10 +132,17 @@ __global__ void $(k.symbol)_axes(const $(S) *x, $(out_params), const tkh_plan p)
         $(A) acc = $(k.identity_fn)();
         if (o < outputs) {
             tkh_plan_offsets<Wide, $(arrays)>(p, p.reduced, p.ndim, o, at);
-            for (U r = row; r < m; r += rows) {
-                O off[1] = { at[0] };
-                tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
-                acc = $(fold_element(k, "acc", load(k.type, "x[off[0]]"), "r"));
+            if (p.reduced == 1) {
+                const O s0 = (O)p.stride[0][0];
+#pragma unroll 4
+                for (U r = row; r < m; r += rows)
+                    acc = $(fold_element(k, "acc", load(k.type, "x[at[0] + (O)r * s0]"), "r"));
+            } else {
+                for (U r = row; r < m; r += rows) {
+                    O off[1] = { at[0] };
+                    tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
+                    acc = $(fold_element(k, "acc", load(k.type, "x[off[0]]"), "r"));
+                }
             }
         }
         column[threadIdx.x] = acc;

@@ -192,16 +192,6 @@ static int merge_dims(tkh_plan *p, unsigned arrays, int from, int to)
     return out;
 }
 
-/* 32-bit magic numbers for d >= 1: q = (umulhi(i, magic) + i) >> shift for i < 2^31. */
-static void magic_for(uint32_t d, uint32_t *magic, uint32_t *shift)
-{
-    uint32_t s = 0;
-    while (s < 32 && ((uint64_t)1 << s) < d)
-        ++s;
-    *shift = s;
-    *magic = (uint32_t)((((uint64_t)1 << 32) * (((uint64_t)1 << s) - d)) / d + 1);
-}
-
 void tkhi_plan_dense_strides(const tkh_plan *p, int reduced, int64_t *stride)
 {
     int64_t step = 1;
@@ -225,7 +215,7 @@ static void finish_plan(tkhi_tensor_call *c)
     for (unsigned a = 0; a < c->arrays; ++a)
         p->wide |= c->hi[a] > I31 || c->lo[a] < -I31;
     for (int d = 0; d < p->ndim; ++d)
-        magic_for(p->wide || p->size[d] == 0 ? 1 : (uint32_t)p->size[d], &p->magic[d], &p->shift[d]);
+        tkh_plan_magic(p->wide || p->size[d] == 0 ? 1 : (uint32_t)p->size[d], &p->magic[d], &p->shift[d]);
 }
 
 /* Elementwise: the broadcast shape, the outputs against it, and each array's strides in

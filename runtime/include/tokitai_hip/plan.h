@@ -37,6 +37,44 @@ typedef struct tkh_plan {
     uint32_t shift[TKH_MAX_DIMS];
 } tkh_plan;
 
+/* 32-bit division constants for d >= 1, valid for i < 2^31 (tkh_plan's magic, shift). */
+static inline void tkh_plan_magic(uint32_t d, uint32_t *magic, uint32_t *shift)
+{
+    uint32_t s = 0;
+    while (s < 32 && ((uint64_t)1 << s) < d)
+        ++s;
+    *shift = s;
+    *magic = (uint32_t)((((uint64_t)1 << 32) * (((uint64_t)1 << s) - d)) / d + 1);
+}
+
+/* An elementwise plan kernel's runs: each thread takes 'width' consecutive elements along
+ * dimension 0 at a time (one vector per array where 'vector'). */
+typedef struct tkh_plan_runs {
+    int64_t per_row;          /* runs along dimension 0: ceil(size[0] / width) */
+    int64_t total;            /* runs of the plan: per_row times its rows */
+    uint32_t magic, shift;    /* dividing by per_row (32-bit plans) */
+    int vector;               /* every array steps 0 or 1 along dimension 0, and each that steps
+                                 1 starts every row on a whole vector */
+} tkh_plan_runs;
+
+/* The runs of 'plan' for arrays of element sizes size[a] at base[a], 'width' elements. */
+static inline tkh_plan_runs tkh_plan_runs_of(const tkh_plan *p, unsigned arrays, const void *const *base,
+    const unsigned *size, unsigned width)
+{
+    tkh_plan_runs r;
+    r.per_row = (p->size[0] + width - 1) / width;
+    r.total = p->size[0] ? r.per_row * (p->count / p->size[0]) : 0;
+    tkh_plan_magic(p->wide || r.per_row == 0 ? 1 : (uint32_t)r.per_row, &r.magic, &r.shift);
+    r.vector = 1;
+    for (unsigned a = 0; a < arrays && r.vector; ++a) {
+        const int64_t s0 = p->stride[a][0];
+        r.vector = s0 == 0 || (s0 == 1 && (uintptr_t)base[a] % (width * size[a]) == 0);
+        for (int d = 1; d < p->ndim && r.vector && s0 == 1; ++d)
+            r.vector = p->stride[a][d] % (int64_t)width == 0;
+    }
+    return r;
+}
+
 /* Enqueues a kernel over a plan; returns the runtime's error code (0 on success). The
  * pointers are each array's element at offset 0 (offsets may be negative). */
 typedef int (*tkh_launch_plan_fn)(const void *const *inputs, void *const *outputs,

@@ -26,15 +26,16 @@ __device__ __forceinline__ typename tkh_plan_index<Wide>::U tkh_plan_quotient(co
 }
 
 /* Adds to off[a], for arrays [0, Arrays) of the plan, the offset of linear index i over
- * dimensions [from, to) (from the fastest). */
-template <bool Wide, int Arrays>
+ * dimensions [from, to) (from the fastest), for plans of at most Dims dimensions (fewer
+ * unrolled steps and registers for the common plans of up to 3). */
+template <bool Wide, int Arrays, int Dims = TKH_MAX_DIMS>
 __device__ __forceinline__ void tkh_plan_offsets(const tkh_plan &p, int from, int to,
     typename tkh_plan_index<Wide>::U i, typename tkh_plan_index<Wide>::O *off)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
 #pragma unroll
-    for (int d = 0; d < TKH_MAX_DIMS; ++d) { /* no break: a loop with one is not unrolled */
+    for (int d = 0; d < Dims; ++d) { /* no break: a loop with one is not unrolled */
         if (d >= from && d < to) {
             const U q = d + 1 < to ? tkh_plan_quotient<Wide>(p, d, i) : 0;
             const O c = (O)(i - q * (U)p.size[d]);

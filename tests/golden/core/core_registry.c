@@ -12,6 +12,7 @@ static const char *const targets[] = { "gfx90a:xnack-", "gfx1030", NULL };
 static const char *const evidence[] = { "admission: the kernel was built for the selected device's architecture", "exactness: every output element was compared with the CPU oracle and equal", "provenance: kernel source, compiler, build and device fingerprints recorded", NULL };
 
 TKH_HIDDEN int tkhk_add_i32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN int tkhk_add_i32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_add_i32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const add_i32_obligations[] = { "lhs, rhs and out are dense i32 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_i32_degradations[] = { "integer overflow wraps instead of trapping", NULL };
@@ -54,9 +55,11 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_i32 = {
     .non_claims = add_i32_non_claims,
     .launch = tkhk_add_i32_launch,
     .check = tkhi_check_add_i32,
+    .launch_plan = tkhk_add_i32_launch_plan,
 };
 
 TKH_HIDDEN int tkhk_add_f16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN int tkhk_add_f16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const add_f16_obligations[] = { "lhs, rhs and out are dense f16 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_f16_degradations[] = { NULL };
@@ -99,9 +102,11 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_f16 = {
     .non_claims = add_f16_non_claims,
     .launch = tkhk_add_f16_launch,
     .check = tkhi_check_add_f16,
+    .launch_plan = tkhk_add_f16_launch_plan,
 };
 
 TKH_HIDDEN int tkhk_neg_i8_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN int tkhk_neg_i8_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const neg_i8_obligations[] = { "in and out are dense i8 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const neg_i8_degradations[] = { NULL };
@@ -144,9 +149,11 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8 = {
     .non_claims = neg_i8_non_claims,
     .launch = tkhk_neg_i8_launch,
     .check = tkhi_check_neg_i8,
+    .launch_plan = tkhk_neg_i8_launch_plan,
 };
 
 TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN int tkhk_sum_f32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *, size_t, size_t, tkh_fold *);
 TKH_HIDDEN void tkhi_check_sum_f32_merge(tkh_fold *, const tkh_fold *);
@@ -195,9 +202,11 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32 = {
     .fold = tkhi_check_sum_f32_fold,
     .merge = tkhi_check_sum_f32_merge,
     .finish = tkhi_check_sum_f32_finish,
+    .launch_plan = tkhk_sum_f32_launch_plan,
 };
 
 TKH_HIDDEN int tkhk_softsign_bf16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN int tkhk_softsign_bf16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_softsign_bf16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const softsign_bf16_obligations[] = { "in and out are dense bf16 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_bf16_degradations[] = { NULL };
@@ -240,9 +249,11 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_bf16 = {
     .non_claims = softsign_bf16_non_claims,
     .launch = tkhk_softsign_bf16_launch,
     .check = tkhi_check_softsign_bf16,
+    .launch_plan = tkhk_softsign_bf16_launch_plan,
 };
 
 TKH_HIDDEN int tkhk_softsign_f32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN int tkhk_softsign_f32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_softsign_f32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const softsign_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_f32_degradations[] = { NULL };
@@ -285,9 +296,11 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_f32 = {
     .non_claims = softsign_f32_non_claims,
     .launch = tkhk_softsign_f32_launch,
     .check = tkhi_check_softsign_f32,
+    .launch_plan = tkhk_softsign_f32_launch_plan,
 };
 
 TKH_HIDDEN int tkhk_scale_where_f16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN int tkhk_scale_where_f16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_scale_where_f16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const scale_where_f16_obligations[] = { "keep, x, out and negative are dense buffers of n elements each (keep bool, x f16, out f16, negative bool)", "the kernel indexes keep, x, out and negative by the same flat element index", "the outputs are copied back and compared with the CPU oracle, the semantic authority", "s is passed by value, the same for every element", NULL };
 static const char *const scale_where_f16_degradations[] = { NULL };
@@ -331,6 +344,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_scale_where_f16 = {
     .non_claims = scale_where_f16_non_claims,
     .launch = tkhk_scale_where_f16_launch,
     .check = tkhi_check_scale_where_f16,
+    .launch_plan = tkhk_scale_where_f16_launch_plan,
 };
 
 static const tkh_kernel_info *const kernels[] = {

@@ -2,8 +2,12 @@
 /* scale_where over f16, in a grid-stride loop so any n fits any grid. When every
  * array is aligned to its vector, each thread moves V elements of each array per load and
  * store (16 bytes of the widest), with a scalar tail; otherwise one element at a time.
- * Scalars come by value. Arrays and scalars are p_<name>. The launcher is the only symbol the host side sees. */
+ * Scalars come by value. Arrays and scalars are p_<name>. Tensors that are not all dense
+ * go through the plan kernel: an element per thread and step, each array at the offset
+ * its strides give (tokitai_hip/plan_walk.h). The launchers are the only symbols the host
+ * side sees. */
 #include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/plan_walk.h"
 #include "tokitai_hip/core_oracle/scale_where_f16.h"
 
 /* 8 elements of each array, loaded and stored as one. */
@@ -45,6 +49,20 @@ __global__ void tkhk_scale_where_f16_vec(const uint8_t *p_keep, const uint16_t *
     }
 }
 
+template <bool Wide>
+__global__ void tkhk_scale_where_f16_plan(const uint8_t *p_keep, const uint16_t *p_x, uint16_t p_s, uint16_t *p_out, uint8_t *p_negative, const tkh_plan p)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+    const U count = (U)p.count, step = (U)gridDim.x * blockDim.x;
+    for (U i = (U)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step) {
+        O off[4] = { 0 };
+        tkh_plan_offsets<Wide, 4>(p, 0, p.ndim, i, off);
+        p_out[off[2]] = tkh_oracle_scale_where_f16_out(p_keep[off[0]], p_x[off[1]], p_s);
+        p_negative[off[3]] = tkh_oracle_scale_where_f16_negative(p_keep[off[0]], p_x[off[1]], p_s);
+    }
+}
+
 /* Enqueues the kernel; returns the runtime's error code of the launch (0 on success). */
 extern "C" TKH_HIDDEN int tkhk_scale_where_f16_launch(const void *const *inputs, void *const *outputs,
     const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
@@ -57,5 +75,18 @@ extern "C" TKH_HIDDEN int tkhk_scale_where_f16_launch(const void *const *inputs,
     else
         hipLaunchKernelGGL(tkhk_scale_where_f16, dim3(grid), dim3(block), 0, (hipStream_t)stream,
             (const uint8_t *)inputs[0], (const uint16_t *)inputs[1], *(const uint16_t *)scalars[0], (uint16_t *)outputs[0], (uint8_t *)outputs[1], n);
+    return (int)hipGetLastError();
+}
+
+extern "C" TKH_HIDDEN int tkhk_scale_where_f16_launch_plan(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+{
+    (void)scalars;
+    if (plan->wide)
+        hipLaunchKernelGGL(tkhk_scale_where_f16_plan<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
+            (const uint8_t *)inputs[0], (const uint16_t *)inputs[1], *(const uint16_t *)scalars[0], (uint16_t *)outputs[0], (uint8_t *)outputs[1], *plan);
+    else
+        hipLaunchKernelGGL(tkhk_scale_where_f16_plan<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
+            (const uint8_t *)inputs[0], (const uint16_t *)inputs[1], *(const uint16_t *)scalars[0], (uint16_t *)outputs[0], (uint8_t *)outputs[1], *plan);
     return (int)hipGetLastError();
 }

@@ -2,8 +2,12 @@
 /* softsign over bf16, in a grid-stride loop so any n fits any grid. When every
  * array is aligned to its vector, each thread moves V elements of each array per load and
  * store (16 bytes of the widest), with a scalar tail; otherwise one element at a time.
- * Scalars come by value. Arrays and scalars are p_<name>. The launcher is the only symbol the host side sees. */
+ * Scalars come by value. Arrays and scalars are p_<name>. Tensors that are not all dense
+ * go through the plan kernel: an element per thread and step, each array at the offset
+ * its strides give (tokitai_hip/plan_walk.h). The launchers are the only symbols the host
+ * side sees. */
 #include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/plan_walk.h"
 #include "tokitai_hip/core_oracle/softsign_bf16.h"
 
 /* 8 elements of each array, loaded and stored as one. */
@@ -37,6 +41,19 @@ __global__ void tkhk_softsign_bf16_vec(const uint16_t *p_a, uint16_t *p_out, siz
     }
 }
 
+template <bool Wide>
+__global__ void tkhk_softsign_bf16_plan(const uint16_t *p_a, uint16_t *p_out, const tkh_plan p)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+    const U count = (U)p.count, step = (U)gridDim.x * blockDim.x;
+    for (U i = (U)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step) {
+        O off[2] = { 0 };
+        tkh_plan_offsets<Wide, 2>(p, 0, p.ndim, i, off);
+        p_out[off[1]] = tkh_oracle_softsign_bf16(p_a[off[0]]);
+    }
+}
+
 /* Enqueues the kernel; returns the runtime's error code of the launch (0 on success). */
 extern "C" TKH_HIDDEN int tkhk_softsign_bf16_launch(const void *const *inputs, void *const *outputs,
     const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
@@ -49,5 +66,18 @@ extern "C" TKH_HIDDEN int tkhk_softsign_bf16_launch(const void *const *inputs, v
     else
         hipLaunchKernelGGL(tkhk_softsign_bf16, dim3(grid), dim3(block), 0, (hipStream_t)stream,
             (const uint16_t *)inputs[0], (uint16_t *)outputs[0], n);
+    return (int)hipGetLastError();
+}
+
+extern "C" TKH_HIDDEN int tkhk_softsign_bf16_launch_plan(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+{
+    (void)scalars;
+    if (plan->wide)
+        hipLaunchKernelGGL(tkhk_softsign_bf16_plan<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
+            (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+    else
+        hipLaunchKernelGGL(tkhk_softsign_bf16_plan<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
+            (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
     return (int)hipGetLastError();
 }

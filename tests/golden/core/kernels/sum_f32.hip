@@ -3,8 +3,12 @@
  * and grid. Each thread maps and folds a grid-stride slice in order (16 bytes per load
  * when the input is 16-byte aligned, then a scalar tail), each block folds its threads in
  * a shared-memory tree into one partial (in the accumulator type), and one final block
- * folds the partials the same way, applies the post step and stores the result. */
+ * folds the partials the same way, applies the post step and stores the result. Over a
+ * plan (tensors, chosen axes), the axis kernel folds each output's elements in one block:
+ * its threads along them (rows), or 32 outputs side by side and the block's 8 rows of
+ * threads splitting their elements (columns). */
 #include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/plan_walk.h"
 #include "tokitai_hip/core_oracle/sum_f32.h"
 
 #define TKH_REDUCE_BLOCK 256
@@ -54,6 +58,59 @@ __global__ void tkhk_sum_f32(const float *partials, unsigned count, float *out, 
         out[0] = tkh_post_sum_f32(acc, (float)n);
 }
 
+template <bool Wide>
+__global__ void tkhk_sum_f32_axes(const float *x, float *out, const tkh_plan p)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+    const U outputs = (U)p.count, m = (U)p.reduce_count;
+    if (p.mode == TKH_PLAN_ROWS) {
+        for (U o = blockIdx.x; o < outputs; o += gridDim.x) {
+            O at[2] = { 0 };
+            tkh_plan_offsets<Wide, 2>(p, p.reduced, p.ndim, o, at);
+            float acc = tkh_identity_sum_f32();
+            for (U r = threadIdx.x; r < m; r += TKH_REDUCE_BLOCK) {
+                O off[1] = { at[0] };
+                tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
+                acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[off[0]]));
+            }
+            acc = tkhk_sum_f32_block_fold(acc);
+            if (threadIdx.x == 0) {
+            out[at[1]] = tkh_post_sum_f32(acc, (float)m);
+            }
+            __syncthreads(); /* the tree is reused */
+        }
+        return;
+    }
+    __shared__ float column[TKH_REDUCE_BLOCK];
+    const unsigned lane = threadIdx.x % TKH_PLAN_COLUMN_WIDTH, row = threadIdx.x / TKH_PLAN_COLUMN_WIDTH;
+    const unsigned rows = TKH_REDUCE_BLOCK / TKH_PLAN_COLUMN_WIDTH;
+    for (U first = (U)blockIdx.x * TKH_PLAN_COLUMN_WIDTH; first < outputs; first += (U)gridDim.x * TKH_PLAN_COLUMN_WIDTH) {
+        const U o = first + lane;
+        O at[2] = { 0 };
+        float acc = tkh_identity_sum_f32();
+        if (o < outputs) {
+            tkh_plan_offsets<Wide, 2>(p, p.reduced, p.ndim, o, at);
+            for (U r = row; r < m; r += rows) {
+                O off[1] = { at[0] };
+                tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
+                acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[off[0]]));
+            }
+        }
+        column[threadIdx.x] = acc;
+        __syncthreads();
+        for (unsigned width = rows / 2; width > 0; width >>= 1) {
+            if (row < width)
+                column[threadIdx.x] = tkh_oracle_sum_f32(column[threadIdx.x], column[threadIdx.x + width * TKH_PLAN_COLUMN_WIDTH]);
+            __syncthreads();
+        }
+        if (row == 0 && o < outputs) {
+            out[at[1]] = tkh_post_sum_f32(column[lane], (float)m);
+        }
+        __syncthreads();
+    }
+}
+
 /* Enqueues both kernels; 'scratch' holds one partial per block of the grid. */
 extern "C" TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *inputs, void *const *outputs,
     const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
@@ -69,5 +126,18 @@ extern "C" TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *inputs, void *c
         return (int)err;
     hipLaunchKernelGGL(tkhk_sum_f32, dim3(1), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream,
         (const float *)scratch, grid, (float *)outputs[0], n);
+    return (int)hipGetLastError();
+}
+
+extern "C" TKH_HIDDEN int tkhk_sum_f32_launch_plan(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+{
+    (void)scalars;
+    if (block != TKH_REDUCE_BLOCK)
+        return (int)hipErrorInvalidValue;
+    if (plan->wide)
+        hipLaunchKernelGGL(tkhk_sum_f32_axes<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan);
+    else
+        hipLaunchKernelGGL(tkhk_sum_f32_axes<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan);
     return (int)hipGetLastError();
 }

@@ -114,3 +114,14 @@ tkh_status tkh_add_i32_device(tkh_context *ctx, const int32_t *lhs, const int32_
     const void *inputs[2] = { lhs, rhs };
     return tkh_kernel_launch(ctx, &tkhi_kernel_add_i32, inputs, 2, out, n, stream);
 }
+
+tkh_status tkh_add_i32_tensor(tkh_context *ctx, const DLTensor *lhs, const DLTensor *rhs, const DLTensor *out, tkh_stream stream,
+    tkh_report *report)
+{
+    const DLTensor *inputs[2] = { lhs, rhs };
+    const DLTensor *outputs[1] = { out };
+    const void *scalars[1] = { NULL };
+    const tkh_tensor_args args = { inputs, 2, outputs, 1, scalars, 0,
+        NULL, 0, 0, stream };
+    return tkh_tensor_call(ctx, &tkhi_kernel_add_i32, &args, report);
+}

@@ -160,3 +160,14 @@ tkh_status tkh_scale_where_f16_device(tkh_context *ctx, const uint8_t *keep, con
     const tkh_args args = { inputs, 2, outputs, 2, scalars, 1 };
     return tkh_kernel_enqueue(ctx, &tkhi_kernel_scale_where_f16, &args, n, stream);
 }
+
+tkh_status tkh_scale_where_f16_tensor(tkh_context *ctx, const DLTensor *keep, const DLTensor *x, uint16_t s, const DLTensor *out, const DLTensor *negative, tkh_stream stream,
+    tkh_report *report)
+{
+    const DLTensor *inputs[2] = { keep, x };
+    const DLTensor *outputs[2] = { out, negative };
+    const void *scalars[1] = { &s };
+    const tkh_tensor_args args = { inputs, 2, outputs, 2, scalars, 1,
+        NULL, 0, 0, stream };
+    return tkh_tensor_call(ctx, &tkhi_kernel_scale_where_f16, &args, report);
+}

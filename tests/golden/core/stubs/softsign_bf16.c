@@ -135,3 +135,14 @@ tkh_status tkh_softsign_bf16_device(tkh_context *ctx, const uint16_t *in, uint16
     const void *inputs[1] = { in };
     return tkh_kernel_launch(ctx, &tkhi_kernel_softsign_bf16, inputs, 1, out, n, stream);
 }
+
+tkh_status tkh_softsign_bf16_tensor(tkh_context *ctx, const DLTensor *in, const DLTensor *out, tkh_stream stream,
+    tkh_report *report)
+{
+    const DLTensor *inputs[1] = { in };
+    const DLTensor *outputs[1] = { out };
+    const void *scalars[1] = { NULL };
+    const tkh_tensor_args args = { inputs, 1, outputs, 1, scalars, 0,
+        NULL, 0, 0, stream };
+    return tkh_tensor_call(ctx, &tkhi_kernel_softsign_bf16, &args, report);
+}

@@ -169,6 +169,16 @@ TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *inputs, const void *cons
     return tkhi_check_sum_f32_finish(&state, outputs, n, grid, block, note);
 }
 
+tkh_status tkh_sum_f32_tensor(tkh_context *ctx, const DLTensor *in, const DLTensor *out, const int64_t *axes,
+    unsigned axis_count, int keepdims, tkh_stream stream, tkh_report *report)
+{
+    const DLTensor *inputs[1] = { in };
+    const DLTensor *outputs[1] = { out };
+    const tkh_tensor_args args = { inputs, 1, outputs, 1, NULL, 0, axes, axis_count, keepdims,
+        stream };
+    return tkh_tensor_call(ctx, &tkhi_kernel_sum_f32, &args, report);
+}
+
 tkh_status tkh_sum_f32(tkh_context *ctx, const float *in, float *out, size_t n, tkh_report *report)
 {
     const void *inputs[1] = { in };

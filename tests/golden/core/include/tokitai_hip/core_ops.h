@@ -8,7 +8,10 @@
  * unless the status is TKH_OK, TKH_ERR_ORACLE_MISMATCH or TKH_ERR_COPY of a result.
  * Arrays and scalars come in the order the op declares them, then the outputs. The _device entry points take device
  * buffers, enqueue the kernel on 'stream' and check nothing but their arguments (a
- * reduction's device entry point allocates and frees its partials, which synchronizes). */
+ * reduction's device entry point allocates and frees its partials, which synchronizes).
+ * The _tensor entry points take DLPack tensors of any shape and strides, broadcast
+ * (elementwise) or reduced over 'axes' (reductions; NULL and 0 for every axis), and fail
+ * as tkh_tensor_call does (tokitai_hip/tensor.h). */
 #ifndef TKH_CORE_OPS_H
 #define TKH_CORE_OPS_H
 
@@ -16,6 +19,7 @@
 #include <stdint.h>
 
 #include "tokitai_hip/kernel.h"
+#include "tokitai_hip/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,42 +33,56 @@ TKH_API tkh_status tkh_add_i32(tkh_context *ctx, const int32_t *lhs, const int32
     tkh_report *report);
 TKH_API tkh_status tkh_add_i32_device(tkh_context *ctx, const int32_t *lhs, const int32_t *rhs, int32_t *out, size_t n,
     tkh_stream stream);
+TKH_API tkh_status tkh_add_i32_tensor(tkh_context *ctx, const DLTensor *lhs, const DLTensor *rhs, const DLTensor *out, tkh_stream stream,
+    tkh_report *report);
 
 /* add f16: a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even */
 TKH_API tkh_status tkh_add_f16(tkh_context *ctx, const uint16_t *lhs, const uint16_t *rhs, uint16_t *out, size_t n,
     tkh_report *report);
 TKH_API tkh_status tkh_add_f16_device(tkh_context *ctx, const uint16_t *lhs, const uint16_t *rhs, uint16_t *out, size_t n,
     tkh_stream stream);
+TKH_API tkh_status tkh_add_f16_tensor(tkh_context *ctx, const DLTensor *lhs, const DLTensor *rhs, const DLTensor *out, tkh_stream stream,
+    tkh_report *report);
 
 /* neg i8: -a; integers wrap */
 TKH_API tkh_status tkh_neg_i8(tkh_context *ctx, const int8_t *in, int8_t *out, size_t n,
     tkh_report *report);
 TKH_API tkh_status tkh_neg_i8_device(tkh_context *ctx, const int8_t *in, int8_t *out, size_t n,
     tkh_stream stream);
+TKH_API tkh_status tkh_neg_i8_tensor(tkh_context *ctx, const DLTensor *in, const DLTensor *out, tkh_stream stream,
+    tkh_report *report);
 
 /* sum f32 (reduction: out is one element): sum of all elements */
 TKH_API tkh_status tkh_sum_f32(tkh_context *ctx, const float *in, float *out, size_t n,
     tkh_report *report);
 TKH_API tkh_status tkh_sum_f32_device(tkh_context *ctx, const float *in, float *out, size_t n,
     tkh_stream stream);
+TKH_API tkh_status tkh_sum_f32_tensor(tkh_context *ctx, const DLTensor *in, const DLTensor *out, const int64_t *axes,
+    unsigned axis_count, int keepdims, tkh_stream stream, tkh_report *report);
 
 /* softsign bf16: a / (1 + |a|), through e^log to call a function */
 TKH_API tkh_status tkh_softsign_bf16(tkh_context *ctx, const uint16_t *in, uint16_t *out, size_t n,
     tkh_report *report);
 TKH_API tkh_status tkh_softsign_bf16_device(tkh_context *ctx, const uint16_t *in, uint16_t *out, size_t n,
     tkh_stream stream);
+TKH_API tkh_status tkh_softsign_bf16_tensor(tkh_context *ctx, const DLTensor *in, const DLTensor *out, tkh_stream stream,
+    tkh_report *report);
 
 /* softsign f32: a / (1 + |a|), through e^log to call a function */
 TKH_API tkh_status tkh_softsign_f32(tkh_context *ctx, const float *in, float *out, size_t n,
     tkh_report *report);
 TKH_API tkh_status tkh_softsign_f32_device(tkh_context *ctx, const float *in, float *out, size_t n,
     tkh_stream stream);
+TKH_API tkh_status tkh_softsign_f32_tensor(tkh_context *ctx, const DLTensor *in, const DLTensor *out, tkh_stream stream,
+    tkh_report *report);
 
 /* scale_where f16: out = x * s where keep, else x; negative = x < 0 */
 TKH_API tkh_status tkh_scale_where_f16(tkh_context *ctx, const uint8_t *keep, const uint16_t *x, uint16_t s, uint16_t *out, uint8_t *negative, size_t n,
     tkh_report *report);
 TKH_API tkh_status tkh_scale_where_f16_device(tkh_context *ctx, const uint8_t *keep, const uint16_t *x, uint16_t s, uint16_t *out, uint8_t *negative, size_t n,
     tkh_stream stream);
+TKH_API tkh_status tkh_scale_where_f16_tensor(tkh_context *ctx, const DLTensor *keep, const DLTensor *x, uint16_t s, const DLTensor *out, const DLTensor *negative, tkh_stream stream,
+    tkh_report *report);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,254 @@
+/* Tensor calls of every generated kernel on a real device, each result checked by the
+ * CPU oracle walking the plan: broadcast rows and columns, a transposed input, a reversed
+ * (negative-stride) 3-D input into a gapped output; every reduction over each axis, both
+ * with keepdims, and a transposed input; device tensors under the device oracle; a
+ * tensor of more than 2^31 elements (64-bit plan). Random inputs from a fixed, printed
+ * seed (TKH_TEST_SEED replays another). Exits 77 (skipped) when there is no device. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/tokitai_hip.h"
+#include "internal.h" /* tkhi_splitmix64 */
+
+static uint64_t seed;
+static tkh_context *ctx;
+
+static DLDataType dtype_of(const char *type)
+{
+    static const struct { const char *name; uint8_t code, bits; } types[] = {
+        { "i8", kDLInt, 8 }, { "i16", kDLInt, 16 }, { "i32", kDLInt, 32 }, { "i64", kDLInt, 64 },
+        { "u8", kDLUInt, 8 }, { "u16", kDLUInt, 16 }, { "u32", kDLUInt, 32 }, { "u64", kDLUInt, 64 },
+        { "f16", kDLFloat, 16 }, { "f32", kDLFloat, 32 }, { "f64", kDLFloat, 64 },
+        { "bf16", kDLBfloat, 16 }, { "bool", TKH_DLPACK_BOOL, 8 },
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
+        if (strcmp(types[i].name, type) == 0)
+            return (DLDataType){ types[i].code, types[i].bits, 1 };
+    fail_msg("no dtype for %s", type);
+    return (DLDataType){ 0, 0, 0 };
+}
+
+/* A host tensor over its own buffer of 'elems' elements (the span its strides need). */
+typedef struct tensor {
+    DLTensor t;
+    int64_t shape[4], strides[4];
+    unsigned char *buffer;
+} tensor;
+
+static void fill(const tkh_operand *x, unsigned char *v, size_t count, int moderate, uint64_t *s)
+{
+    for (size_t i = 0; i < count; ++i) {
+        uint64_t r = tkhi_splitmix64(s);
+        if (moderate) { /* values in [-1, 1): bounded float sums */
+            const double d = (double)(r >> 11) * 0x1p-52 - 1.0;
+            const float f = (float)d;
+            const uint16_t h = strcmp(x->type, "f16") == 0 ? tkh_f32_to_f16(f) : tkh_f32_to_bf16(f);
+            memcpy(v + i * x->size, x->size == 8 ? (const void *)&d : x->size == 4 ? (const void *)&f
+                : (const void *)&h, x->size);
+        } else {
+            memcpy(v + i * x->size, &r, x->size);
+            if (strcmp(x->type, "bool") == 0)
+                v[i] &= 1;
+        }
+    }
+}
+
+/* shape and strides (NULL: compact); the buffer spans offsets [lo, hi]. */
+static const DLTensor *make(tensor *x, const tkh_operand *op, int ndim, const int64_t *shape,
+    const int64_t *strides, int moderate, uint64_t *s)
+{
+    memset(x, 0, sizeof *x);
+    memcpy(x->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    int64_t lo = 0, hi = 0, step = 1;
+    for (int d = ndim - 1; d >= 0; --d) {
+        x->strides[d] = strides ? strides[d] : step;
+        step *= shape[d];
+        *(x->strides[d] < 0 ? &lo : &hi) += (shape[d] - 1) * x->strides[d];
+    }
+    const size_t count = (size_t)(hi - lo + 1);
+    x->buffer = malloc(count * op->size);
+    assert_non_null(x->buffer);
+    fill(op, x->buffer, count, moderate, s);
+    x->t = (DLTensor){ x->buffer, { kDLCPU, 0 }, ndim, dtype_of(op->type), x->shape, x->strides,
+        (uint64_t)(-lo) * op->size };
+    return &x->t;
+}
+
+static void run_case(const tkh_kernel_info *k, const char *what, tensor *t, const void *const *scalars,
+    const int64_t *axes, unsigned axis_count, int keepdims)
+{
+    const DLTensor *in[TKH_MAX_INPUTS], *out[TKH_MAX_OUTPUTS];
+    for (unsigned a = 0; a < k->arity; ++a)
+        in[a] = &t[a].t;
+    for (unsigned o = 0; o < k->output_count; ++o)
+        out[o] = &t[k->arity + o].t;
+    const tkh_tensor_args args = { in, k->arity, out, k->output_count, scalars, k->scalar_count, axes,
+        axis_count, keepdims, NULL };
+    tkh_report r;
+    if (tkh_tensor_call(ctx, k, &args, &r) != TKH_OK || !r.oracle_matches)
+        fail_msg("%s_%s, %s (seed %" PRIu64 "): %s", k->op, k->type, what, seed, r.message);
+    for (unsigned a = 0; a < k->arity + k->output_count; ++a)
+        free(t[a].buffer);
+}
+
+/* Elementwise: [37, 129] from a transposed input, a row and a column (in turn), into a
+ * compact output; [3, 5, 67] with the first input reversed along its last axis into an
+ * output with gaps. Reductions: axis 1, axis 0 with keepdims, both axes, a transposed
+ * input over axis 0, and [5, 7, 33] over axes 0 and 2. */
+static void every_kernel_over_tensors(void **state)
+{
+    (void)state;
+    const tkh_registry *reg = tkh_registry_core();
+    uint64_t s = seed;
+    size_t runs = 0;
+    for (size_t i = 0; i < reg->count; ++i) {
+        const tkh_kernel_info *k = reg->kernels[i];
+        const int moderate = strcmp(k->compare_rule, "sum_bound") == 0;
+        unsigned char scalar_values[TKH_MAX_SCALARS][8];
+        const void *scalars[TKH_MAX_SCALARS];
+        for (unsigned j = 0; j < k->scalar_count; ++j) {
+            fill(&k->scalars[j], scalar_values[j], 1, 0, &s);
+            scalars[j] = scalar_values[j];
+        }
+        tensor t[TKH_MAX_ARRAYS];
+        const int64_t rc[2] = { 37, 129 }, cr[2] = { 129, 37 }, transposed[2] = { 1, 37 }, row[1] = { 129 },
+            col[2] = { 37, 1 }, cube[3] = { 3, 5, 67 }, reversed[3] = { 335, 67, -1 }, gapped[3] = { 670, 134, 2 };
+        if (strcmp(k->shape, "elementwise") == 0) {
+            for (unsigned a = 0; a < k->arity; ++a) {
+                const unsigned kind = a % 3;
+                make(&t[a], &k->inputs[a], kind == 1 ? 1 : 2, kind == 0 ? rc : kind == 1 ? row : col,
+                    kind == 0 ? transposed : NULL, moderate, &s);
+            }
+            for (unsigned o = 0; o < k->output_count; ++o)
+                make(&t[k->arity + o], &k->outputs[o], 2, rc, NULL, 0, &s);
+            run_case(k, "[37, 129]: transposed, row and column inputs", t, scalars, NULL, 0, 0);
+            for (unsigned a = 0; a < k->arity; ++a)
+                make(&t[a], &k->inputs[a], 3, cube, a == 0 ? reversed : NULL, moderate, &s);
+            for (unsigned o = 0; o < k->output_count; ++o)
+                make(&t[k->arity + o], &k->outputs[o], 3, cube, gapped, 0, &s);
+            run_case(k, "[3, 5, 67]: a reversed input, a gapped output", t, scalars, NULL, 0, 0);
+            runs += 2;
+            continue;
+        }
+        const int64_t one = 1, zero = 0, both[2] = { 0, 1 }, kept0[1] = { 37 }, k1[2] = { 1, 129 },
+            k11[2] = { 1, 1 }, cols[1] = { 129 }, c3[3] = { 5, 7, 33 }, ends[2] = { 0, -1 }, mid[1] = { 7 };
+        const struct { const char *what; int ndim; const int64_t *shape, *strides, *axes; unsigned axis_count;
+            int keepdims, ondim; const int64_t *oshape; } cases[] = {
+            { "[37, 129] over axis 1", 2, rc, NULL, &one, 1, 0, 1, kept0 },
+            { "[37, 129] over axis 0, keepdims", 2, rc, NULL, &zero, 1, 1, 2, k1 },
+            { "[37, 129] over both axes, keepdims", 2, rc, NULL, both, 2, 1, 2, k11 },
+            { "[129, 37] transposed over axis 0", 2, cr, transposed, &zero, 1, 0, 1, kept0 },
+            { "[37, 129] over axis 0", 2, rc, NULL, &zero, 1, 0, 1, cols },
+            { "[5, 7, 33] over axes 0 and -1", 3, c3, NULL, ends, 2, 0, 1, mid },
+        };
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+            make(&t[0], &k->inputs[0], cases[c].ndim, cases[c].shape, cases[c].strides, moderate, &s);
+            for (unsigned o = 0; o < k->output_count; ++o)
+                make(&t[1 + o], &k->outputs[o], cases[c].ondim, cases[c].oshape, NULL, 0, &s);
+            run_case(k, cases[c].what, t, NULL, cases[c].axes, cases[c].axis_count, cases[c].keepdims);
+            ++runs;
+        }
+    }
+    printf("%zu tensor calls of %zu kernels passed\n", runs, reg->count);
+}
+
+static DLDevice device(void)
+{
+    const tkh_device_report *d = tkh_context_device(ctx);
+    return (DLDevice){ strcmp(d->platform, "nvidia") == 0 ? kDLCUDA : kDLROCM, d->selected };
+}
+
+/* Device tensors under the device oracle: a row bias added past 2^31 elements (the 64-bit
+ * plan, sampled), and a sum over rows (every output). */
+static void device_tensors_checked(void **state)
+{
+    (void)state;
+    const int64_t cols = ((int64_t)1 << 30) + 3, shape[2] = { 2, cols }, rows[1] = { cols };
+    const size_t n = (size_t)(2 * cols);
+    unsigned char *host = malloc(n), *d_a, *d_b, *d_out;
+    assert_non_null(host);
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i += 8) {
+        const uint64_t r = tkhi_splitmix64(&s);
+        memcpy(host + i, &r, n - i < 8 ? n - i : 8);
+    }
+    assert_int_equal(hipMalloc((void **)&d_a, n), hipSuccess);
+    assert_int_equal(hipMalloc((void **)&d_b, (size_t)cols), hipSuccess);
+    assert_int_equal(hipMalloc((void **)&d_out, n), hipSuccess);
+    assert_int_equal(hipMemcpy(d_a, host, n, hipMemcpyHostToDevice), hipSuccess);
+    assert_int_equal(hipMemcpy(d_b, host + 5, (size_t)cols, hipMemcpyHostToDevice), hipSuccess);
+    const DLDataType u8 = { kDLUInt, 8, 1 };
+    DLTensor a = { d_a, device(), 2, u8, (int64_t *)shape, NULL, 0 }, b = { d_b, device(), 1, u8, (int64_t *)rows, NULL, 0 },
+        out = { d_out, device(), 2, u8, (int64_t *)shape, NULL, 0 };
+    const tkh_oracle_policy sampled = { TKH_ORACLE_SAMPLED, 1000000, seed };
+    assert_int_equal(tkh_context_set_device_oracle(ctx, &sampled), TKH_OK);
+    tkh_report r;
+    tkh_status st = tkh_add_u8_tensor(ctx, &a, &b, &out, NULL, &r);
+    if (st != TKH_OK || !r.oracle_matches)
+        fail_msg("add_u8 over [2, 2^30 + 3] + [2^30 + 3]: %s", r.message);
+    int found = 0;
+    for (size_t i = 0; i < r.evidence_count; ++i)
+        found |= strstr(r.evidence[i], "64-bit indices") != NULL;
+    assert_true(found);
+    /* a sum over rows of f32 device tensors, every output checked */
+    const int64_t m[2] = { 1000, 3001 }, kept[1] = { 1000 }, axis = 1;
+    float *x = malloc(sizeof(float) * 1000 * 3001);
+    for (size_t i = 0; i < 1000 * 3001; ++i)
+        x[i] = (float)((double)(tkhi_splitmix64(&s) >> 11) * 0x1p-52 - 1.0);
+    float *d_x, *d_sum;
+    assert_int_equal(hipMalloc((void **)&d_x, sizeof(float) * 1000 * 3001), hipSuccess);
+    assert_int_equal(hipMalloc((void **)&d_sum, sizeof(float) * 1000), hipSuccess);
+    assert_int_equal(hipMemcpy(d_x, x, sizeof(float) * 1000 * 3001, hipMemcpyHostToDevice), hipSuccess);
+    const DLDataType f32 = { kDLFloat, 32, 1 };
+    DLTensor tx = { d_x, device(), 2, f32, (int64_t *)m, NULL, 0 }, ts = { d_sum, device(), 1, f32, (int64_t *)kept, NULL, 0 };
+    const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+    assert_int_equal(tkh_context_set_device_oracle(ctx, &full), TKH_OK);
+    st = tkh_sum_f32_tensor(ctx, &tx, &ts, &axis, 1, 0, NULL, &r);
+    if (st != TKH_OK || !r.oracle_matches || r.oracle_compared != 1000)
+        fail_msg("sum_f32 over rows of [1000, 3001]: %s", r.message);
+    const tkh_oracle_policy off = { TKH_ORACLE_OFF, 0, 0 };
+    assert_int_equal(tkh_context_set_device_oracle(ctx, &off), TKH_OK);
+    hipFree(d_a);
+    hipFree(d_b);
+    hipFree(d_out);
+    hipFree(d_x);
+    hipFree(d_sum);
+    free(host);
+    free(x);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    tkh_device_report dev;
+    if (tkh_device_query(TKH_DEVICE_FROM_ENV, &dev) == TKH_ERR_NO_DEVICE) {
+        printf("SKIP: %s\n", dev.reason);
+        return 77;
+    }
+    const char *env = getenv("TKH_TEST_SEED");
+    seed = env ? strtoull(env, NULL, 0) : 20261202;
+    printf("device %d: %s (%s); seed %" PRIu64 " (replay with TKH_TEST_SEED=%" PRIu64 ")\n", dev.selected,
+        dev.name, dev.arch, seed, seed);
+    if (tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV) != TKH_OK) {
+        printf("FAIL: %s\n", tkh_last_error());
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_kernel_over_tensors),
+        cmocka_unit_test(device_tensors_checked),
+    };
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    tkh_context_destroy(ctx);
+    return failed;
+}
