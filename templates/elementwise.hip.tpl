@@ -134,6 +134,62 @@ __global__ void $(k.symbol)_plan($(table.concat(params, ", ")), const tkh_plan p
     }
 }
 
+@ local tile_bytes = 0
+@ for _, x in ipairs(k.inputs) do tile_bytes = tile_bytes + 32 * 33 * (x.type.bits // 8) end
+@ local tiles = tile_bytes <= 32768
+@ if tiles then
+/* Over a plan of two dimensions where an input steps 1 along dimension 1 and not along
+ * dimension 0 (a transposed view): 32 x 32 tiles, such inputs read along their own
+ * contiguous dimension into shared memory, everything else along dimension 0, so that
+ * every global access is coalesced. 32 x 8 threads, four elements each. */
+template <bool Wide>
+__global__ void $(k.symbol)_tiled($(table.concat(params, ", ")), const tkh_plan p, unsigned transposed)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+@   for _, x in ipairs(k.inputs) do
+    __shared__ $(x.type.c) t_$(x.name)[32][33];
+@   end
+    const U size0 = (U)p.size[0], size1 = (U)p.size[1];
+    const U tiles0 = (size0 + 31) / 32, tiles = tiles0 * ((size1 + 31) / 32);
+    const unsigned tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+    for (U tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const U first1 = tile / tiles0 * 32, first0 = (tile % tiles0) * 32;
+@   for _, x in ipairs(k.inputs) do
+        if (transposed & $(1 << x.index)u) {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const U i0 = first0 + ty + 8 * j, i1 = first1 + tx;
+                if (i0 < size0 && i1 < size1)
+                    t_$(x.name)[ty + 8 * j][tx] = p_$(x.name)[(O)i0 * (O)p.stride[$(x.index)][0] + (O)i1 * (O)p.stride[$(x.index)][1]];
+            }
+        }
+@   end
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const U i0 = first0 + tx, i1 = first1 + ty + 8 * j;
+            if (i0 < size0 && i1 < size1) {
+@   local tiled_elems = {}
+@   for _, x in ipairs(k.args) do
+@     if x.scalar then
+@       tiled_elems[#tiled_elems + 1] = "p_" .. x.name
+@     else
+@       tiled_elems[#tiled_elems + 1] = "e_" .. x.name
+                const $(x.type.c) e_$(x.name) = (transposed & $(1 << x.index)u) ? t_$(x.name)[tx][ty + 8 * j]
+                    : p_$(x.name)[(O)i0 * (O)p.stride[$(x.index)][0] + (O)i1 * (O)p.stride[$(x.index)][1]];
+@     end
+@   end
+@   for _, o in ipairs(k.outputs) do
+                p_$(o.name)[(O)i0 * (O)p.stride[$(#k.inputs + o.index)][0] + (O)i1 * (O)p.stride[$(#k.inputs + o.index)][1]] = $(o.fn)($(table.concat(tiled_elems, ", ")));
+@   end
+            }
+        }
+        __syncthreads(); /* the tiles are reused */
+    }
+}
+
+@ end
 /* Enqueues the kernel; returns the runtime's error code of the launch (0 on success). */
 extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *outputs,
     const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
@@ -158,15 +214,25 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
 @ for _, o in ipairs(k.outputs) do bases[#bases + 1], sizes[#sizes + 1] = "outputs[" .. o.index .. "]", o.type.bits // 8 end
     const void *const base[$(arrays)] = { $(table.concat(bases, ", ")) };
     const unsigned size[$(arrays)] = { $(table.concat(sizes, ", ")) };
+@ if tiles then
+    unsigned transposed = 0; /* inputs read through the tiles */
+    for (unsigned a = 0; a < $(#k.inputs) && plan->ndim == 2; ++a)
+        if (plan->stride[a][0] != 0 && plan->stride[a][0] != 1 && plan->stride[a][1] == 1)
+            transposed |= 1u << a;
+    if (transposed != 0 && block == 256 && !plan->wide) {
+        const int64_t tiles = (plan->size[0] + 31) / 32 * ((plan->size[1] + 31) / 32);
+        grid = (unsigned)(tiles < (int64_t)grid ? tiles : (int64_t)grid);
+        hipLaunchKernelGGL($(k.symbol)_tiled<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
+            $(table.concat(casts, ", ")), *plan, transposed);
+        return (int)hipGetLastError();
+    }
+@ end
     const tkh_plan_runs runs = tkh_plan_runs_of(plan, $(arrays), base, size, $(V));
     const unsigned blocks = (unsigned)((runs.total + block - 1) / block);
     grid = blocks < grid ? blocks : grid;
     grid = grid > 0 ? grid : 1;
-    if (plan->wide)
+    if (plan->wide || plan->ndim > 3) /* rare: one general kernel */
         hipLaunchKernelGGL(($(k.symbol)_plan<true, TKH_MAX_DIMS>), dim3(grid), dim3(block), 0,
-            (hipStream_t)stream, $(table.concat(casts, ", ")), *plan, runs);
-    else if (plan->ndim > 3)
-        hipLaunchKernelGGL(($(k.symbol)_plan<false, TKH_MAX_DIMS>), dim3(grid), dim3(block), 0,
             (hipStream_t)stream, $(table.concat(casts, ", ")), *plan, runs);
     else
         hipLaunchKernelGGL(($(k.symbol)_plan<false, 3>), dim3(grid), dim3(block), 0,

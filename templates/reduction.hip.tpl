@@ -5,8 +5,8 @@
  * a shared-memory tree into one partial (in the accumulator type), and one final block
  * folds the partials the same way, applies the post step and stores the result. Over a
  * plan (tensors, chosen axes), the axis kernel folds each output's elements in one block:
- * its threads along them (rows), or 32 outputs side by side and the block's 8 rows of
- * threads splitting their elements (columns). */
+ * its threads along them (rows), or 32 outputs side by side and the block's 32 rows of
+ * threads splitting their elements (columns, 1024 threads). */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
 #include "$(k.oracle_header)"
@@ -77,16 +77,17 @@ __global__ void $(k.symbol)(const $(A) *partials, unsigned count, $(k.out_type.c
 
 @ local arrays = 1 + #k.outputs
 @ local out_params = k.index and (S .. " *value, int64_t *index") or (k.out_type.c .. " *out")
-@ local function write(acc)
+@ local function write(acc, shift)
+@   shift = shift or ""
 @   if k.index then
-            value[at[1]] = $(store(k.type, acc .. ".value"));
-            index[at[2]] = $(acc).index;
+            value[at[1]$(shift)] = $(store(k.type, acc .. ".value"));
+            index[at[2]$(shift)] = $(acc).index;
 @   else
-            out[at[1]] = $(store(k.out_type, k.post_fn .. "(" .. acc .. ", (" .. A .. ")m)"));
+            out[at[1]$(shift)] = $(store(k.out_type, k.post_fn .. "(" .. acc .. ", (" .. A .. ")m)"));
 @   end
 @ end
 template <bool Wide>
-__global__ void $(k.symbol)_axes(const $(S) *x, $(out_params), const tkh_plan p)
+__global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) $(k.symbol)_axes(const $(S) *x, $(out_params), const tkh_plan p, int vector)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
@@ -123,9 +124,45 @@ __global__ void $(k.symbol)_axes(const $(S) *x, $(out_params), const tkh_plan p)
         }
         return;
     }
-    __shared__ $(A) column[TKH_REDUCE_BLOCK];
+    __shared__ $(A) column[TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS];
     const unsigned lane = threadIdx.x % TKH_PLAN_COLUMN_WIDTH, row = threadIdx.x / TKH_PLAN_COLUMN_WIDTH;
-    const unsigned rows = TKH_REDUCE_BLOCK / TKH_PLAN_COLUMN_WIDTH;
+    const unsigned rows = TKH_PLAN_COLUMN_ROWS;
+    if (vector) { /* each lane $(V) outputs side by side, read as one vector per row */
+        for (U first = (U)blockIdx.x * TKH_PLAN_COLUMN_WIDTH * $(V); first < outputs;
+             first += (U)gridDim.x * TKH_PLAN_COLUMN_WIDTH * $(V)) {
+            const U o = first + lane * $(V);
+            O at[$(arrays)] = { 0 };
+            $(A) acc[$(V)];
+#pragma unroll
+            for (int j = 0; j < $(V); ++j)
+                acc[j] = $(k.identity_fn)();
+            if (o < outputs) {
+                tkh_plan_offsets<Wide, $(arrays)>(p, p.reduced, p.ndim, o, at);
+                const O s0 = (O)p.stride[0][0];
+#pragma unroll 4
+                for (U r = row; r < m; r += rows) {
+                    const $(k.id)_vec w = *(const $(k.id)_vec *)(x + at[0] + (O)r * s0);
+#pragma unroll
+                    for (int j = 0; j < $(V); ++j)
+                        acc[j] = $(fold_element(k, "acc[j]", load(k.type, "w.lane[j]"), "r"));
+                }
+            }
+            for (int j = 0; j < $(V); ++j) { /* the rows' tree, one output of the lane at a time */
+                column[threadIdx.x] = acc[j];
+                __syncthreads();
+                for (unsigned width = rows / 2; width > 0; width >>= 1) {
+                    if (row < width)
+                        column[threadIdx.x] = $(k.oracle)(column[threadIdx.x], column[threadIdx.x + width * TKH_PLAN_COLUMN_WIDTH]);
+                    __syncthreads();
+                }
+                if (row == 0 && o < outputs) {
+@ write("column[lane]", " + j")
+                }
+                __syncthreads();
+            }
+        }
+        return;
+    }
     for (U first = (U)blockIdx.x * TKH_PLAN_COLUMN_WIDTH; first < outputs; first += (U)gridDim.x * TKH_PLAN_COLUMN_WIDTH) {
         const U o = first + lane;
         O at[$(arrays)] = { 0 };
@@ -181,9 +218,22 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
 {
     (void)scalars;
-    if (block != TKH_REDUCE_BLOCK)
+    if (block != (plan->mode == TKH_PLAN_ROWS ? TKH_REDUCE_BLOCK : TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS))
         return (int)hipErrorInvalidValue;
-@ local args = "(const " .. S .. " *)inputs[0], " .. (k.index and ("(" .. S .. " *)outputs[0], (int64_t *)outputs[1]") or ("(" .. k.out_type.c .. " *)outputs[0]")) .. ", *plan"
+@ local args = "(const " .. S .. " *)inputs[0], " .. (k.index and ("(" .. S .. " *)outputs[0], (int64_t *)outputs[1]") or ("(" .. k.out_type.c .. " *)outputs[0]")) .. ", *plan, vector"
+    /* Columns as vectors: one reduced dimension, the first kept one compact in the input
+     * and the outputs, of whole vectors, and every other step of the input a whole vector. */
+    const int r = plan->reduced;
+    int vector = plan->mode == TKH_PLAN_COLUMNS && r == 1 && plan->ndim > r && plan->size[r] % $(V) == 0
+        && ((uintptr_t)inputs[0] & 15) == 0 && plan->stride[0][r] == 1 && plan->stride[0][0] % $(V) == 0;
+    for (unsigned a = 1; a < $(arrays); ++a)
+        vector = vector && plan->stride[a][r] == 1;
+    for (int d = r + 1; d < plan->ndim && vector; ++d)
+        vector = plan->stride[0][d] % $(V) == 0;
+    if (vector) {
+        const int64_t blocks = (plan->count + TKH_PLAN_COLUMN_WIDTH * $(V) - 1) / (TKH_PLAN_COLUMN_WIDTH * $(V));
+        grid = (unsigned)(blocks < (int64_t)grid ? blocks : (int64_t)grid);
+    }
     if (plan->wide)
         hipLaunchKernelGGL($(k.symbol)_axes<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(args));
     else

@@ -11,6 +11,7 @@
 #include "accuracy.h"
 #include "random.h"
 #include "bench.h"
+#include "tensors.h"
 #include "tokitai_hip/tokitai_hip.h"
 
 static const char *const USAGE =
@@ -18,6 +19,9 @@ static const char *const USAGE =
     "       tokitai-hip list [--format text|json]\n"
     "       tokitai-hip run OP TYPE --n N [--seed S] [--oracle full|off|sampled:K] [--device N]\n"
     "                                     [--format md|json]   (sampled: K outputs, seed S)\n"
+    "       tokitai-hip run OP TYPE --shape D,D... [--shape ...] [--transpose I] [--axes A,A...]\n"
+    "                                     [--keepdims] [...]   (host tensors: one --shape per input,\n"
+    "                                     or one for all; input I stored transposed; reductions)\n"
     "       tokitai-hip selftest [--n N] [--seed S] [--device N]\n"
     "       tokitai-hip bench OPS TYPES [--sizes N,N...] [--reps R] [--oracle full|off|sampled:K]\n"
     "                                   [--device N]   (lists: add,sub; --oracle: the host path's)\n"
@@ -45,6 +49,10 @@ typedef struct options {
     int have_seed;
     const char *positional[2];
     int positional_count;
+    const char *shapes[TKH_MAX_INPUTS]; /* run over tensors */
+    unsigned shape_count, transposed;
+    const char *axes;
+    int keepdims;
 } options;
 
 static int parse_u64(const char *text, uint64_t *out)
@@ -97,6 +105,23 @@ static int parse_options(int argc, char **argv, options *o)
                 o->seed = u;
                 o->have_seed = 1;
             }
+        } else if (strcmp(a, "--shape") == 0 || strcmp(a, "--axes") == 0 || strcmp(a, "--transpose") == 0) {
+            if (v == NULL)
+                return usage_error("option %s needs a value", a);
+            ++i;
+            if (strcmp(a, "--axes") == 0) {
+                o->axes = v;
+            } else if (strcmp(a, "--shape") == 0) {
+                if (o->shape_count == TKH_MAX_INPUTS)
+                    return usage_error("more --shape options than a kernel has inputs (%s)", v);
+                o->shapes[o->shape_count++] = v;
+            } else {
+                if (!parse_u64(v, &u) || u >= TKH_MAX_INPUTS)
+                    return usage_error("--transpose %s: expected an input's index (0..7)", v);
+                o->transposed |= 1u << u;
+            }
+        } else if (strcmp(a, "--keepdims") == 0) {
+            o->keepdims = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage_error("unknown option '%s'", a);
         } else if (o->positional_count < 2) {
@@ -216,12 +241,52 @@ static int parse_oracle(const options *o, uint64_t seed, tkh_oracle_policy *poli
     return usage_error("--oracle must be full, off or sampled:K (K >= 1), got '%s'", o->oracle);
 }
 
+/* run over host tensors (--shape). */
+static int run_tensors(const options *o, const tkh_kernel_info *k, const tkh_oracle_policy *policy, uint64_t seed)
+{
+    uint64_t state = seed;
+    tool_tensors t;
+    int rc = tool_tensors_make(&t, k, o->shapes, o->shape_count, o->transposed, o->axes, o->keepdims, &state);
+    if (rc != 0) {
+        tool_tensors_free(&t);
+        return rc;
+    }
+    unsigned char scalar_bytes[TKH_MAX_SCALARS][8];
+    const void *scalars[TKH_MAX_SCALARS];
+    for (unsigned j = 0; j < k->scalar_count; ++j) {
+        fill_random(scalar_bytes[j], sizeof scalar_bytes[j], &state);
+        if (strcmp(k->scalars[j].type, "bool") == 0)
+            scalar_bytes[j][0] &= 1;
+        scalars[j] = scalar_bytes[j];
+    }
+    fprintf(stderr, "tokitai-hip: run %s %s over tensors, seed = %" PRIu64 "\n", k->op, k->type, seed);
+    tkh_context *ctx = NULL;
+    tkh_report report;
+    tkh_status st = tkh_context_create(&ctx, o->device);
+    if (st == TKH_OK)
+        st = tkh_context_set_oracle(ctx, policy);
+    if (st == TKH_OK) {
+        const tkh_tensor_args args = { t.in, k->arity, t.out, k->output_count, scalars, k->scalar_count,
+            t.axes, t.axis_count, o->keepdims, NULL };
+        st = tkh_tensor_call(ctx, k, &args, &report);
+        const int json = o->format && strcmp(o->format, "json") == 0;
+        print_formatted(json ? (format_fn)tkh_report_to_json : (format_fn)tkh_report_to_markdown, &report);
+    }
+    if (st != TKH_OK)
+        fprintf(stderr, "tokitai-hip: %s: %s\n", tkh_status_name(st), tkh_last_error());
+    tkh_context_destroy(ctx);
+    tool_tensors_free(&t);
+    return st == TKH_OK ? 0 : 1;
+}
+
 static int cmd_run(const options *o)
 {
     if (o->positional_count != 2)
         return usage_error("run needs OP and TYPE%s", "");
-    if (!o->have_n)
-        return usage_error("run needs --n N%s", "");
+    if (!o->have_n && o->shape_count == 0)
+        return usage_error("run needs --n N or --shape%s", "");
+    if (o->have_n && o->shape_count > 0)
+        return usage_error("run takes --n N or --shape, not both%s", "");
     if (!check_format(o->format, "md", "json"))
         return usage_error("--format must be md or json, got '%s'", o->format);
     const tkh_kernel_info *k = tkh_registry_find(tkh_registry_core(), o->positional[0], o->positional[1]);
@@ -229,6 +294,11 @@ static int cmd_run(const options *o)
         fprintf(stderr, "tokitai-hip: no kernel for op '%s' and type '%s' (see tokitai-hip list)\n",
             o->positional[0], o->positional[1]);
         return 1;
+    }
+    if (o->shape_count > 0) {
+        tkh_oracle_policy policy;
+        const uint64_t seed = o->have_seed ? o->seed : 1;
+        return parse_oracle(o, seed, &policy) != 0 ? 2 : run_tensors(o, k, &policy, seed);
     }
     size_t widest = 1;
     for (unsigned a = 0; a < k->arity; ++a)

@@ -19,17 +19,36 @@ const char *tkhi_format_dims(char *buf, size_t size, int ndim, const int64_t *di
     return buf;
 }
 
+/* Our types as DLPack's dtypes. */
+static const struct { const char *name; uint8_t code, bits; } dtypes[] = {
+    { "i8", kDLInt, 8 }, { "i16", kDLInt, 16 }, { "i32", kDLInt, 32 }, { "i64", kDLInt, 64 },
+    { "u8", kDLUInt, 8 }, { "u16", kDLUInt, 16 }, { "u32", kDLUInt, 32 }, { "u64", kDLUInt, 64 },
+    { "f16", kDLFloat, 16 }, { "f32", kDLFloat, 32 }, { "f64", kDLFloat, 64 },
+    { "bf16", kDLBfloat, 16 }, { "bool", TKH_DLPACK_BOOL, 8 },
+};
+
+tkh_status tkh_dlpack_dtype(const char *type, DLDataType *dtype)
+{
+    tkhi_clear_error();
+    if (type == NULL || dtype == NULL)
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_dlpack_dtype: %s is NULL", type == NULL ? "type" : "dtype");
+    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; ++i)
+        if (strcmp(dtypes[i].name, type) == 0) {
+            *dtype = (DLDataType){ dtypes[i].code, dtypes[i].bits, 1 };
+            return TKH_OK;
+        }
+    return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "tkh_dlpack_dtype: '%s' is not a type of ours (i8..i64, u8..u64, "
+        "f16, bf16, f32, f64, bool)", type);
+}
+
 const char *tkhi_dtype_name(DLDataType t, char *buf, size_t size)
 {
-    const char *prefix = t.code == kDLInt ? "i" : t.code == kDLUInt ? "u" : t.code == kDLFloat ? "f"
-        : t.code == kDLBfloat ? "bf" : NULL;
-    if (t.lanes == 1 && t.code == TKH_DLPACK_BOOL && t.bits == 8)
-        snprintf(buf, size, "bool");
-    else if (t.lanes == 1 && prefix != NULL)
-        snprintf(buf, size, "%s%u", prefix, (unsigned)t.bits);
-    else
-        snprintf(buf, size, "code %u, %u bits, %u lanes", (unsigned)t.code, (unsigned)t.bits,
-            (unsigned)t.lanes);
+    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; ++i)
+        if (t.lanes == 1 && t.code == dtypes[i].code && t.bits == dtypes[i].bits) {
+            snprintf(buf, size, "%s", dtypes[i].name);
+            return buf;
+        }
+    snprintf(buf, size, "code %u, %u bits, %u lanes", (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes);
     return buf;
 }
 

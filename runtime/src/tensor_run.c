@@ -29,13 +29,14 @@ static void plan_shape(const tkh_context *ctx, tkhi_tensor_call *c, unsigned *gr
     if (!is_reduction(k)) {
         blocks = (p->count + k->block - 1) / k->block;
     } else {
+        const int rows = p->mode == TKH_PLAN_ROWS;
         const int64_t cap = (int64_t)(ctx->device.compute_units > 0 ? ctx->device.compute_units : 1)
-            * TKHI_AXIS_BLOCKS_PER_UNIT * (p->mode == TKH_PLAN_ROWS ? 8 : 1);
-        blocks = p->mode == TKH_PLAN_ROWS ? p->count
-            : (p->count + TKH_PLAN_COLUMN_WIDTH - 1) / TKH_PLAN_COLUMN_WIDTH;
+            * TKHI_AXIS_BLOCKS_PER_UNIT * (rows ? 8 : 1);
+        blocks = rows ? p->count : (p->count + TKH_PLAN_COLUMN_WIDTH - 1) / TKH_PLAN_COLUMN_WIDTH;
         blocks = blocks < cap ? blocks : cap;
+        *block = rows ? k->block : TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS;
         c->fold_grid = 1;
-        c->fold_block = p->mode == TKH_PLAN_ROWS ? k->block : k->block / TKH_PLAN_COLUMN_WIDTH;
+        c->fold_block = rows ? k->block : TKH_PLAN_COLUMN_ROWS;
     }
     *grid = (unsigned)(blocks < 1 ? 1 : blocks > TKHI_MAX_GRID ? TKHI_MAX_GRID : blocks);
 }

@@ -21,6 +21,7 @@
  * splitting the reduced elements. */
 enum { TKH_PLAN_ROWS = 0, TKH_PLAN_COLUMNS = 1 };
 #define TKH_PLAN_COLUMN_WIDTH 32 /* outputs per block of the columns layout */
+#define TKH_PLAN_COLUMN_ROWS 32  /* and rows of threads splitting their elements */
 
 typedef struct tkh_plan {
     int ndim;                 /* dimensions after merging, [0] the innermost */

@@ -34,7 +34,8 @@ __device__ __forceinline__ void tkh_plan_offsets(const tkh_plan &p, int from, in
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
-#pragma unroll
+    constexpr int unrolled = Dims <= 3 ? Dims : 1; /* the general walk: a loop, less code */
+#pragma unroll unrolled
     for (int d = 0; d < Dims; ++d) { /* no break: a loop with one is not unrolled */
         if (d >= from && d < to) {
             const U q = d + 1 < to ? tkh_plan_quotient<Wide>(p, d, i) : 0;

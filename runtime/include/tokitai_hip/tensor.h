@@ -18,6 +18,10 @@ extern "C" {
  * element, non-zero read as true. */
 #define TKH_DLPACK_BOOL 6
 
+/* The DLPack dtype of our type 'type' ("f32", "bf16", "bool": TKH_DLPACK_BOOL).
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_INVALID_ARGUMENT (no type of ours). */
+TKH_API tkh_status tkh_dlpack_dtype(const char *type, DLDataType *dtype);
+
 /* The operands of one tensor call, in the order the kernel's signature declares them.
  * Tensors on the host (kDLCPU, kDLCUDAHost, kDLROCMHost) take the oracle-checked host
  * path; tensors on the context's device (kDLCUDA on nvidia, kDLROCM on amd, device_id the

@@ -49,17 +49,107 @@ __global__ void tkhk_scale_where_f16_vec(const uint8_t *p_keep, const uint16_t *
     }
 }
 
-template <bool Wide>
-__global__ void tkhk_scale_where_f16_plan(const uint8_t *p_keep, const uint16_t *p_x, uint16_t p_s, uint16_t *p_out, uint8_t *p_negative, const tkh_plan p)
+/* Over a plan: each thread takes runs of 8 consecutive elements along dimension 0, as
+ * vectors where every array steps 0 (a broadcast value) or 1 along it, else one by one. */
+template <bool Wide, int Dims>
+__global__ void tkhk_scale_where_f16_plan(const uint8_t *p_keep, const uint16_t *p_x, uint16_t p_s, uint16_t *p_out, uint8_t *p_negative, const tkh_plan p, const tkh_plan_runs runs)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
-    const U count = (U)p.count, step = (U)gridDim.x * blockDim.x;
-    for (U i = (U)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step) {
+    const U total = (U)runs.total, step = (U)gridDim.x * blockDim.x, per_row = (U)runs.per_row;
+    for (U run = (U)blockIdx.x * blockDim.x + threadIdx.x; run < total; run += step) {
+        const U row = Wide ? run / per_row
+            : (U)((__umulhi((uint32_t)run, runs.magic) + (uint32_t)run) >> runs.shift);
+        const U first = (run - row * per_row) * 8;
         O off[4] = { 0 };
-        tkh_plan_offsets<Wide, 4>(p, 0, p.ndim, i, off);
-        p_out[off[2]] = tkh_oracle_scale_where_f16_out(p_keep[off[0]], p_x[off[1]], p_s);
-        p_negative[off[3]] = tkh_oracle_scale_where_f16_negative(p_keep[off[0]], p_x[off[1]], p_s);
+        tkh_plan_offsets<Wide, 4, Dims>(p, 1, p.ndim, row, off);
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+            off[a] += (O)first * (O)p.stride[a][0];
+        const U left = (U)p.size[0] - first;
+        if (runs.vector && left >= 8) {
+            scale_where_f16_vec_keep v_keep;
+            if (p.stride[0][0] != 0) {
+                v_keep = *(const scale_where_f16_vec_keep *)(p_keep + off[0]);
+            } else {
+                const uint8_t s = p_keep[off[0]];
+#pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    v_keep.lane[j] = s;
+            }
+            scale_where_f16_vec_x v_x;
+            if (p.stride[1][0] != 0) {
+                v_x = *(const scale_where_f16_vec_x *)(p_x + off[1]);
+            } else {
+                const uint16_t s = p_x[off[1]];
+#pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    v_x.lane[j] = s;
+            }
+            scale_where_f16_vec_out r_out;
+            scale_where_f16_vec_negative r_negative;
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                r_out.lane[j] = tkh_oracle_scale_where_f16_out(v_keep.lane[j], v_x.lane[j], p_s);
+                r_negative.lane[j] = tkh_oracle_scale_where_f16_negative(v_keep.lane[j], v_x.lane[j], p_s);
+            }
+            *(scale_where_f16_vec_out *)(p_out + off[2]) = r_out;
+            *(scale_where_f16_vec_negative *)(p_negative + off[3]) = r_negative;
+        } else {
+            for (U j = 0; j < 8 && j < left; ++j) {
+                p_out[off[2] + (O)j * (O)p.stride[2][0]] = tkh_oracle_scale_where_f16_out(p_keep[off[0] + (O)j * (O)p.stride[0][0]], p_x[off[1] + (O)j * (O)p.stride[1][0]], p_s);
+                p_negative[off[3] + (O)j * (O)p.stride[3][0]] = tkh_oracle_scale_where_f16_negative(p_keep[off[0] + (O)j * (O)p.stride[0][0]], p_x[off[1] + (O)j * (O)p.stride[1][0]], p_s);
+            }
+        }
+    }
+}
+
+/* Over a plan of two dimensions where an input steps 1 along dimension 1 and not along
+ * dimension 0 (a transposed view): 32 x 32 tiles, such inputs read along their own
+ * contiguous dimension into shared memory, everything else along dimension 0, so that
+ * every global access is coalesced. 32 x 8 threads, four elements each. */
+template <bool Wide>
+__global__ void tkhk_scale_where_f16_tiled(const uint8_t *p_keep, const uint16_t *p_x, uint16_t p_s, uint16_t *p_out, uint8_t *p_negative, const tkh_plan p, unsigned transposed)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+    __shared__ uint8_t t_keep[32][33];
+    __shared__ uint16_t t_x[32][33];
+    const U size0 = (U)p.size[0], size1 = (U)p.size[1];
+    const U tiles0 = (size0 + 31) / 32, tiles = tiles0 * ((size1 + 31) / 32);
+    const unsigned tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+    for (U tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const U first1 = tile / tiles0 * 32, first0 = (tile % tiles0) * 32;
+        if (transposed & 1u) {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const U i0 = first0 + ty + 8 * j, i1 = first1 + tx;
+                if (i0 < size0 && i1 < size1)
+                    t_keep[ty + 8 * j][tx] = p_keep[(O)i0 * (O)p.stride[0][0] + (O)i1 * (O)p.stride[0][1]];
+            }
+        }
+        if (transposed & 2u) {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const U i0 = first0 + ty + 8 * j, i1 = first1 + tx;
+                if (i0 < size0 && i1 < size1)
+                    t_x[ty + 8 * j][tx] = p_x[(O)i0 * (O)p.stride[1][0] + (O)i1 * (O)p.stride[1][1]];
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const U i0 = first0 + tx, i1 = first1 + ty + 8 * j;
+            if (i0 < size0 && i1 < size1) {
+                const uint8_t e_keep = (transposed & 1u) ? t_keep[tx][ty + 8 * j]
+                    : p_keep[(O)i0 * (O)p.stride[0][0] + (O)i1 * (O)p.stride[0][1]];
+                const uint16_t e_x = (transposed & 2u) ? t_x[tx][ty + 8 * j]
+                    : p_x[(O)i0 * (O)p.stride[1][0] + (O)i1 * (O)p.stride[1][1]];
+                p_out[(O)i0 * (O)p.stride[2][0] + (O)i1 * (O)p.stride[2][1]] = tkh_oracle_scale_where_f16_out(e_keep, e_x, p_s);
+                p_negative[(O)i0 * (O)p.stride[3][0] + (O)i1 * (O)p.stride[3][1]] = tkh_oracle_scale_where_f16_negative(e_keep, e_x, p_s);
+            }
+        }
+        __syncthreads(); /* the tiles are reused */
     }
 }
 
@@ -82,11 +172,28 @@ extern "C" TKH_HIDDEN int tkhk_scale_where_f16_launch_plan(const void *const *in
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
 {
     (void)scalars;
-    if (plan->wide)
-        hipLaunchKernelGGL(tkhk_scale_where_f16_plan<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
-            (const uint8_t *)inputs[0], (const uint16_t *)inputs[1], *(const uint16_t *)scalars[0], (uint16_t *)outputs[0], (uint8_t *)outputs[1], *plan);
+    const void *const base[4] = { inputs[0], inputs[1], outputs[0], outputs[1] };
+    const unsigned size[4] = { 1, 2, 2, 1 };
+    unsigned transposed = 0; /* inputs read through the tiles */
+    for (unsigned a = 0; a < 2 && plan->ndim == 2; ++a)
+        if (plan->stride[a][0] != 0 && plan->stride[a][0] != 1 && plan->stride[a][1] == 1)
+            transposed |= 1u << a;
+    if (transposed != 0 && block == 256 && !plan->wide) {
+        const int64_t tiles = (plan->size[0] + 31) / 32 * ((plan->size[1] + 31) / 32);
+        grid = (unsigned)(tiles < (int64_t)grid ? tiles : (int64_t)grid);
+        hipLaunchKernelGGL(tkhk_scale_where_f16_tiled<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
+            (const uint8_t *)inputs[0], (const uint16_t *)inputs[1], *(const uint16_t *)scalars[0], (uint16_t *)outputs[0], (uint8_t *)outputs[1], *plan, transposed);
+        return (int)hipGetLastError();
+    }
+    const tkh_plan_runs runs = tkh_plan_runs_of(plan, 4, base, size, 8);
+    const unsigned blocks = (unsigned)((runs.total + block - 1) / block);
+    grid = blocks < grid ? blocks : grid;
+    grid = grid > 0 ? grid : 1;
+    if (plan->wide || plan->ndim > 3) /* rare: one general kernel */
+        hipLaunchKernelGGL((tkhk_scale_where_f16_plan<true, TKH_MAX_DIMS>), dim3(grid), dim3(block), 0,
+            (hipStream_t)stream, (const uint8_t *)inputs[0], (const uint16_t *)inputs[1], *(const uint16_t *)scalars[0], (uint16_t *)outputs[0], (uint8_t *)outputs[1], *plan, runs);
     else
-        hipLaunchKernelGGL(tkhk_scale_where_f16_plan<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
-            (const uint8_t *)inputs[0], (const uint16_t *)inputs[1], *(const uint16_t *)scalars[0], (uint16_t *)outputs[0], (uint8_t *)outputs[1], *plan);
+        hipLaunchKernelGGL((tkhk_scale_where_f16_plan<false, 3>), dim3(grid), dim3(block), 0,
+            (hipStream_t)stream, (const uint8_t *)inputs[0], (const uint16_t *)inputs[1], *(const uint16_t *)scalars[0], (uint16_t *)outputs[0], (uint8_t *)outputs[1], *plan, runs);
     return (int)hipGetLastError();
 }

@@ -41,16 +41,82 @@ __global__ void tkhk_softsign_f32_vec(const float *p_a, float *p_out, size_t n)
     }
 }
 
-template <bool Wide>
-__global__ void tkhk_softsign_f32_plan(const float *p_a, float *p_out, const tkh_plan p)
+/* Over a plan: each thread takes runs of 4 consecutive elements along dimension 0, as
+ * vectors where every array steps 0 (a broadcast value) or 1 along it, else one by one. */
+template <bool Wide, int Dims>
+__global__ void tkhk_softsign_f32_plan(const float *p_a, float *p_out, const tkh_plan p, const tkh_plan_runs runs)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
-    const U count = (U)p.count, step = (U)gridDim.x * blockDim.x;
-    for (U i = (U)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step) {
+    const U total = (U)runs.total, step = (U)gridDim.x * blockDim.x, per_row = (U)runs.per_row;
+    for (U run = (U)blockIdx.x * blockDim.x + threadIdx.x; run < total; run += step) {
+        const U row = Wide ? run / per_row
+            : (U)((__umulhi((uint32_t)run, runs.magic) + (uint32_t)run) >> runs.shift);
+        const U first = (run - row * per_row) * 4;
         O off[2] = { 0 };
-        tkh_plan_offsets<Wide, 2>(p, 0, p.ndim, i, off);
-        p_out[off[1]] = tkh_oracle_softsign_f32(p_a[off[0]]);
+        tkh_plan_offsets<Wide, 2, Dims>(p, 1, p.ndim, row, off);
+#pragma unroll
+        for (int a = 0; a < 2; ++a)
+            off[a] += (O)first * (O)p.stride[a][0];
+        const U left = (U)p.size[0] - first;
+        if (runs.vector && left >= 4) {
+            softsign_f32_vec_a v_a;
+            if (p.stride[0][0] != 0) {
+                v_a = *(const softsign_f32_vec_a *)(p_a + off[0]);
+            } else {
+                const float s = p_a[off[0]];
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    v_a.lane[j] = s;
+            }
+            softsign_f32_vec_out r_out;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                r_out.lane[j] = tkh_oracle_softsign_f32(v_a.lane[j]);
+            }
+            *(softsign_f32_vec_out *)(p_out + off[1]) = r_out;
+        } else {
+            for (U j = 0; j < 4 && j < left; ++j) {
+                p_out[off[1] + (O)j * (O)p.stride[1][0]] = tkh_oracle_softsign_f32(p_a[off[0] + (O)j * (O)p.stride[0][0]]);
+            }
+        }
+    }
+}
+
+/* Over a plan of two dimensions where an input steps 1 along dimension 1 and not along
+ * dimension 0 (a transposed view): 32 x 32 tiles, such inputs read along their own
+ * contiguous dimension into shared memory, everything else along dimension 0, so that
+ * every global access is coalesced. 32 x 8 threads, four elements each. */
+template <bool Wide>
+__global__ void tkhk_softsign_f32_tiled(const float *p_a, float *p_out, const tkh_plan p, unsigned transposed)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+    __shared__ float t_a[32][33];
+    const U size0 = (U)p.size[0], size1 = (U)p.size[1];
+    const U tiles0 = (size0 + 31) / 32, tiles = tiles0 * ((size1 + 31) / 32);
+    const unsigned tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+    for (U tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const U first1 = tile / tiles0 * 32, first0 = (tile % tiles0) * 32;
+        if (transposed & 1u) {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const U i0 = first0 + ty + 8 * j, i1 = first1 + tx;
+                if (i0 < size0 && i1 < size1)
+                    t_a[ty + 8 * j][tx] = p_a[(O)i0 * (O)p.stride[0][0] + (O)i1 * (O)p.stride[0][1]];
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const U i0 = first0 + tx, i1 = first1 + ty + 8 * j;
+            if (i0 < size0 && i1 < size1) {
+                const float e_a = (transposed & 1u) ? t_a[tx][ty + 8 * j]
+                    : p_a[(O)i0 * (O)p.stride[0][0] + (O)i1 * (O)p.stride[0][1]];
+                p_out[(O)i0 * (O)p.stride[1][0] + (O)i1 * (O)p.stride[1][1]] = tkh_oracle_softsign_f32(e_a);
+            }
+        }
+        __syncthreads(); /* the tiles are reused */
     }
 }
 
@@ -73,11 +139,28 @@ extern "C" TKH_HIDDEN int tkhk_softsign_f32_launch_plan(const void *const *input
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
 {
     (void)scalars;
-    if (plan->wide)
-        hipLaunchKernelGGL(tkhk_softsign_f32_plan<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
-            (const float *)inputs[0], (float *)outputs[0], *plan);
+    const void *const base[2] = { inputs[0], outputs[0] };
+    const unsigned size[2] = { 4, 4 };
+    unsigned transposed = 0; /* inputs read through the tiles */
+    for (unsigned a = 0; a < 1 && plan->ndim == 2; ++a)
+        if (plan->stride[a][0] != 0 && plan->stride[a][0] != 1 && plan->stride[a][1] == 1)
+            transposed |= 1u << a;
+    if (transposed != 0 && block == 256 && !plan->wide) {
+        const int64_t tiles = (plan->size[0] + 31) / 32 * ((plan->size[1] + 31) / 32);
+        grid = (unsigned)(tiles < (int64_t)grid ? tiles : (int64_t)grid);
+        hipLaunchKernelGGL(tkhk_softsign_f32_tiled<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
+            (const float *)inputs[0], (float *)outputs[0], *plan, transposed);
+        return (int)hipGetLastError();
+    }
+    const tkh_plan_runs runs = tkh_plan_runs_of(plan, 2, base, size, 4);
+    const unsigned blocks = (unsigned)((runs.total + block - 1) / block);
+    grid = blocks < grid ? blocks : grid;
+    grid = grid > 0 ? grid : 1;
+    if (plan->wide || plan->ndim > 3) /* rare: one general kernel */
+        hipLaunchKernelGGL((tkhk_softsign_f32_plan<true, TKH_MAX_DIMS>), dim3(grid), dim3(block), 0,
+            (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan, runs);
     else
-        hipLaunchKernelGGL(tkhk_softsign_f32_plan<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
-            (const float *)inputs[0], (float *)outputs[0], *plan);
+        hipLaunchKernelGGL((tkhk_softsign_f32_plan<false, 3>), dim3(grid), dim3(block), 0,
+            (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan, runs);
     return (int)hipGetLastError();
 }

@@ -5,8 +5,8 @@
  * a shared-memory tree into one partial (in the accumulator type), and one final block
  * folds the partials the same way, applies the post step and stores the result. Over a
  * plan (tensors, chosen axes), the axis kernel folds each output's elements in one block:
- * its threads along them (rows), or 32 outputs side by side and the block's 8 rows of
- * threads splitting their elements (columns). */
+ * its threads along them (rows), or 32 outputs side by side and the block's 32 rows of
+ * threads splitting their elements (columns, 1024 threads). */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
 #include "tokitai_hip/core_oracle/sum_f32.h"
@@ -59,7 +59,7 @@ __global__ void tkhk_sum_f32(const float *partials, unsigned count, float *out, 
 }
 
 template <bool Wide>
-__global__ void tkhk_sum_f32_axes(const float *x, float *out, const tkh_plan p)
+__global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) tkhk_sum_f32_axes(const float *x, float *out, const tkh_plan p, int vector)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
@@ -69,10 +69,24 @@ __global__ void tkhk_sum_f32_axes(const float *x, float *out, const tkh_plan p)
             O at[2] = { 0 };
             tkh_plan_offsets<Wide, 2>(p, p.reduced, p.ndim, o, at);
             float acc = tkh_identity_sum_f32();
-            for (U r = threadIdx.x; r < m; r += TKH_REDUCE_BLOCK) {
-                O off[1] = { at[0] };
-                tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
-                acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[off[0]]));
+            if (p.reduced == 1) { /* one reduced dimension: no division */
+                const O s0 = (O)p.stride[0][0];
+                const float *row = x + at[0];
+                const U vectors = s0 == 1 && ((uintptr_t)row & 15) == 0 ? m / 4 : 0;
+                for (U v = threadIdx.x; v < vectors; v += TKH_REDUCE_BLOCK) {
+                    const sum_f32_vec w = ((const sum_f32_vec *)row)[v];
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(w.lane[j]));
+                }
+                for (U r = vectors * 4 + threadIdx.x; r < m; r += TKH_REDUCE_BLOCK)
+                    acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(row[(O)r * s0]));
+            } else {
+                for (U r = threadIdx.x; r < m; r += TKH_REDUCE_BLOCK) {
+                    O off[1] = { at[0] };
+                    tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
+                    acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[off[0]]));
+                }
             }
             acc = tkhk_sum_f32_block_fold(acc);
             if (threadIdx.x == 0) {
@@ -82,19 +96,62 @@ __global__ void tkhk_sum_f32_axes(const float *x, float *out, const tkh_plan p)
         }
         return;
     }
-    __shared__ float column[TKH_REDUCE_BLOCK];
+    __shared__ float column[TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS];
     const unsigned lane = threadIdx.x % TKH_PLAN_COLUMN_WIDTH, row = threadIdx.x / TKH_PLAN_COLUMN_WIDTH;
-    const unsigned rows = TKH_REDUCE_BLOCK / TKH_PLAN_COLUMN_WIDTH;
+    const unsigned rows = TKH_PLAN_COLUMN_ROWS;
+    if (vector) { /* each lane 4 outputs side by side, read as one vector per row */
+        for (U first = (U)blockIdx.x * TKH_PLAN_COLUMN_WIDTH * 4; first < outputs;
+             first += (U)gridDim.x * TKH_PLAN_COLUMN_WIDTH * 4) {
+            const U o = first + lane * 4;
+            O at[2] = { 0 };
+            float acc[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                acc[j] = tkh_identity_sum_f32();
+            if (o < outputs) {
+                tkh_plan_offsets<Wide, 2>(p, p.reduced, p.ndim, o, at);
+                const O s0 = (O)p.stride[0][0];
+#pragma unroll 4
+                for (U r = row; r < m; r += rows) {
+                    const sum_f32_vec w = *(const sum_f32_vec *)(x + at[0] + (O)r * s0);
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        acc[j] = tkh_oracle_sum_f32(acc[j], tkh_map_sum_f32(w.lane[j]));
+                }
+            }
+            for (int j = 0; j < 4; ++j) { /* the rows' tree, one output of the lane at a time */
+                column[threadIdx.x] = acc[j];
+                __syncthreads();
+                for (unsigned width = rows / 2; width > 0; width >>= 1) {
+                    if (row < width)
+                        column[threadIdx.x] = tkh_oracle_sum_f32(column[threadIdx.x], column[threadIdx.x + width * TKH_PLAN_COLUMN_WIDTH]);
+                    __syncthreads();
+                }
+                if (row == 0 && o < outputs) {
+            out[at[1] + j] = tkh_post_sum_f32(column[lane], (float)m);
+                }
+                __syncthreads();
+            }
+        }
+        return;
+    }
     for (U first = (U)blockIdx.x * TKH_PLAN_COLUMN_WIDTH; first < outputs; first += (U)gridDim.x * TKH_PLAN_COLUMN_WIDTH) {
         const U o = first + lane;
         O at[2] = { 0 };
         float acc = tkh_identity_sum_f32();
         if (o < outputs) {
             tkh_plan_offsets<Wide, 2>(p, p.reduced, p.ndim, o, at);
-            for (U r = row; r < m; r += rows) {
-                O off[1] = { at[0] };
-                tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
-                acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[off[0]]));
+            if (p.reduced == 1) {
+                const O s0 = (O)p.stride[0][0];
+#pragma unroll 4
+                for (U r = row; r < m; r += rows)
+                    acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[at[0] + (O)r * s0]));
+            } else {
+                for (U r = row; r < m; r += rows) {
+                    O off[1] = { at[0] };
+                    tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
+                    acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[off[0]]));
+                }
             }
         }
         column[threadIdx.x] = acc;
@@ -133,11 +190,24 @@ extern "C" TKH_HIDDEN int tkhk_sum_f32_launch_plan(const void *const *inputs, vo
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
 {
     (void)scalars;
-    if (block != TKH_REDUCE_BLOCK)
+    if (block != (plan->mode == TKH_PLAN_ROWS ? TKH_REDUCE_BLOCK : TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS))
         return (int)hipErrorInvalidValue;
+    /* Columns as vectors: one reduced dimension, the first kept one compact in the input
+     * and the outputs, of whole vectors, and every other step of the input a whole vector. */
+    const int r = plan->reduced;
+    int vector = plan->mode == TKH_PLAN_COLUMNS && r == 1 && plan->ndim > r && plan->size[r] % 4 == 0
+        && ((uintptr_t)inputs[0] & 15) == 0 && plan->stride[0][r] == 1 && plan->stride[0][0] % 4 == 0;
+    for (unsigned a = 1; a < 2; ++a)
+        vector = vector && plan->stride[a][r] == 1;
+    for (int d = r + 1; d < plan->ndim && vector; ++d)
+        vector = plan->stride[0][d] % 4 == 0;
+    if (vector) {
+        const int64_t blocks = (plan->count + TKH_PLAN_COLUMN_WIDTH * 4 - 1) / (TKH_PLAN_COLUMN_WIDTH * 4);
+        grid = (unsigned)(blocks < (int64_t)grid ? blocks : (int64_t)grid);
+    }
     if (plan->wide)
-        hipLaunchKernelGGL(tkhk_sum_f32_axes<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan);
+        hipLaunchKernelGGL(tkhk_sum_f32_axes<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan, vector);
     else
-        hipLaunchKernelGGL(tkhk_sum_f32_axes<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan);
+        hipLaunchKernelGGL(tkhk_sum_f32_axes<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan, vector);
     return (int)hipGetLastError();
 }
