@@ -4,15 +4,15 @@ points get torch's CUDA tensors through DLPack (no copies), with ctypes. Bytes m
 each input's own elements read once plus the output written once (a row bias counts its
 C elements, a broadcast column its R), per second; medians of CUDA-event timings, after a
 warm-up; the copy is torch's clone of a contiguous tensor of the output's size. Prints a
-table on stderr, JSON on stdout. Usage:
+table on stderr, JSON on stdout; --table turns that JSON into docs/performance.md's table.
+Usage:
     python3 scripts/bench_tensor.py build-gpu/runtime/libtokitai_hip.so [R C] > tensor.json
+    python3 scripts/bench_tensor.py --table tensor.json
 """
 import ctypes
 import json
 import statistics
 import sys
-
-import torch
 
 
 class DLDevice(ctypes.Structure):
@@ -58,7 +58,39 @@ def timed(fn, reps=20):
     return statistics.median(times)
 
 
+GOALS = {"add, contiguous": "no slower than the flat path", "add a row bias [C]": ">= 0.9 x copy",
+         "add a column [R, 1]": ">= 0.9 x copy", "add with one input transposed": ">= 0.75 x copy",
+         "copy a transposed view to contiguous": ">= 0.75 x copy", "sum over dim 1 (rows)": ">= 0.95 x copy",
+         "sum over dim 0 (columns)": ">= 0.95 x copy", "amax over dim 1": ">= 0.9 x copy"}
+
+
+def table(path):
+    rows, small = {}, None
+    for r in json.load(open(path)):
+        if "ours_tb_s" in r:
+            rows.setdefault(r["case"], {})[r["type"]] = r
+        else:
+            small = r
+    print("| case | f32: ours (x copy) / torch | f16 | bf16 | goal |")
+    print("| --- | --- | --- | --- | --- |")
+    for case, by_type in rows.items():
+        cells = [f"{r['ours_tb_s']:.2f} ({r['ours_tb_s'] / r['copy_tb_s']:.2f}) / {r['torch_tb_s']:.2f}"
+                 for r in (by_type[t] for t in ("f32", "f16", "bf16"))]
+        print(f"| {case} | " + " | ".join(cells) + f" | {GOALS.get(case, '')} |")
+    copy = " / ".join(f"{rows['add, contiguous'][t]['copy_tb_s']:.2f}" for t in ("f32", "f16", "bf16"))
+    print(f"\nThe copy: {copy} TB/s (f32 / f16 / bf16).")
+    if small:
+        print(f"{small['case']}: ours {small['ours_s'] * 1e6:.1f} us, torch {small['torch_s'] * 1e6:.1f} us, "
+              f"the flat kernel's device entry point {small['flat_launch_s'] * 1e6:.1f} us "
+              f"({small['ours_s'] / small['flat_launch_s']:.2f} x; goal 1.2 x).")
+
+
 def main():
+    if sys.argv[1] == "--table":
+        table(sys.argv[2])
+        return
+    global torch
+    import torch  # only for measuring: --table runs without it
     lib = ctypes.CDLL(sys.argv[1])
     rows, cols = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (16384, 16384)
     ctx = ctypes.c_void_p()

@@ -5,7 +5,7 @@
 # Logs go to $OUT (default: ./gpu-run): machine.txt, build.log, ctest.log (the suite,
 # then its GPU tests spread over the GPUs by a resource spec file, the device report and
 # the 2^28 run), junit.xml, sanitizer.log, bench.log, ours.json (tokitai-hip bench),
-# bench.json (with torch, when torch is installed), accuracy.log and accuracy.json
+# bench.json (with torch, when torch is installed), tensor.json (scripts/bench_tensor.py), accuracy.log and accuracy.json
 # (tokitai-hip accuracy; ACCURACY_OPS / ACCURACY_TYPES, default all, ACCURACY_N samples).
 # PHASES picks steps (default "build test sanitize bench accuracy"); extra arguments go
 # to the configure step.
@@ -67,6 +67,7 @@ if has bench; then
     "$tool" "$out/ours.json"
   if python3 -c 'import torch' 2>/dev/null; then
     step bench sh -c 'python3 scripts/bench_torch.py "$0" > "$1"' "$out/ours.json" "$out/bench.json"
+    step bench sh -c 'python3 scripts/bench_tensor.py "$0" > "$1"' "$build/runtime/libtokitai_hip.so" "$out/tensor.json"
   fi
 fi
 if has accuracy; then

@@ -44,6 +44,9 @@ function M.obligations(k)
     first,
     k.op.shape == "reduction" and "the kernel reads every element of in once"
       or string.format("the kernel indexes %s by the same flat element index", join(arrays)),
+    k.op.shape == "reduction"
+      and "over tensors: each output folds the elements of the reduced axes along one plan of the input's strides, which the CPU oracle walks too"
+      or "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too",
     #k.outputs > 1 and "the outputs are copied back and compared with the CPU oracle, the semantic authority"
       or k.outputs[1].param .. " is copied back and compared with the CPU oracle, the semantic authority",
   }

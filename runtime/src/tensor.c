@@ -468,6 +468,8 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
 
 void tkhi_plan_evidence(const tkhi_tensor_call *c, tkh_report *report)
 {
+    if (report == NULL) /* the device path's calls without a report: no formatting */
+        return;
     const tkh_kernel_info *k = c->kernel;
     const tkh_plan *p = &c->plan;
     char name[80], shape[160], strides[160];

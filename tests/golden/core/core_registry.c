@@ -14,7 +14,7 @@ static const char *const evidence[] = { "admission: the kernel was built for the
 TKH_HIDDEN int tkhk_add_i32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN int tkhk_add_i32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_add_i32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
-static const char *const add_i32_obligations[] = { "lhs, rhs and out are dense i32 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+static const char *const add_i32_obligations[] = { "lhs, rhs and out are dense i32 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_i32_degradations[] = { "integer overflow wraps instead of trapping", NULL };
 static const char *const add_i32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
 static const tkh_operand add_i32_inputs[] = { { "lhs", "i32", sizeof(int32_t), NULL, 0 }, { "rhs", "i32", sizeof(int32_t), NULL, 0 } };
@@ -61,7 +61,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_i32 = {
 TKH_HIDDEN int tkhk_add_f16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN int tkhk_add_f16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
-static const char *const add_f16_obligations[] = { "lhs, rhs and out are dense f16 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+static const char *const add_f16_obligations[] = { "lhs, rhs and out are dense f16 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_f16_degradations[] = { NULL };
 static const char *const add_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
 static const tkh_operand add_f16_inputs[] = { { "lhs", "f16", sizeof(uint16_t), NULL, 0 }, { "rhs", "f16", sizeof(uint16_t), NULL, 0 } };
@@ -108,7 +108,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_f16 = {
 TKH_HIDDEN int tkhk_neg_i8_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN int tkhk_neg_i8_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
-static const char *const neg_i8_obligations[] = { "in and out are dense i8 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+static const char *const neg_i8_obligations[] = { "in and out are dense i8 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const neg_i8_degradations[] = { NULL };
 static const char *const neg_i8_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
 static const tkh_operand neg_i8_inputs[] = { { "in", "i8", sizeof(int8_t), NULL, 0 } };
@@ -158,7 +158,7 @@ TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *, const void *const *, c
 TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *, size_t, size_t, tkh_fold *);
 TKH_HIDDEN void tkhi_check_sum_f32_merge(tkh_fold *, const tkh_fold *);
 TKH_HIDDEN size_t tkhi_check_sum_f32_finish(const tkh_fold *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
-static const char *const sum_f32_obligations[] = { "in is a dense f32 buffer of n elements; out (f32) holds one element", "the kernel reads every element of in once", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+static const char *const sum_f32_obligations[] = { "in is a dense f32 buffer of n elements; out (f32) holds one element", "the kernel reads every element of in once", "over tensors: each output folds the elements of the reduced axes along one plan of the input's strides, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const sum_f32_degradations[] = { NULL };
 static const char *const sum_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
 static const tkh_operand sum_f32_inputs[] = { { "in", "f32", sizeof(float), NULL, 0 } };
@@ -208,7 +208,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32 = {
 TKH_HIDDEN int tkhk_softsign_bf16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN int tkhk_softsign_bf16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_softsign_bf16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
-static const char *const softsign_bf16_obligations[] = { "in and out are dense bf16 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+static const char *const softsign_bf16_obligations[] = { "in and out are dense bf16 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_bf16_degradations[] = { NULL };
 static const char *const softsign_bf16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
 static const tkh_operand softsign_bf16_inputs[] = { { "in", "bf16", sizeof(uint16_t), NULL, 0 } };
@@ -255,7 +255,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_bf16 = {
 TKH_HIDDEN int tkhk_softsign_f32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN int tkhk_softsign_f32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_softsign_f32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
-static const char *const softsign_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
+static const char *const softsign_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_f32_degradations[] = { NULL };
 static const char *const softsign_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
 static const tkh_operand softsign_f32_inputs[] = { { "in", "f32", sizeof(float), NULL, 0 } };
@@ -302,7 +302,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_f32 = {
 TKH_HIDDEN int tkhk_scale_where_f16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
 TKH_HIDDEN int tkhk_scale_where_f16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
 TKH_HIDDEN size_t tkhi_check_scale_where_f16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
-static const char *const scale_where_f16_obligations[] = { "keep, x, out and negative are dense buffers of n elements each (keep bool, x f16, out f16, negative bool)", "the kernel indexes keep, x, out and negative by the same flat element index", "the outputs are copied back and compared with the CPU oracle, the semantic authority", "s is passed by value, the same for every element", NULL };
+static const char *const scale_where_f16_obligations[] = { "keep, x, out and negative are dense buffers of n elements each (keep bool, x f16, out f16, negative bool)", "the kernel indexes keep, x, out and negative by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "the outputs are copied back and compared with the CPU oracle, the semantic authority", "s is passed by value, the same for every element", NULL };
 static const char *const scale_where_f16_degradations[] = { NULL };
 static const char *const scale_where_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
 static const tkh_operand scale_where_f16_inputs[] = { { "keep", "bool", sizeof(uint8_t), NULL, 0 }, { "x", "f16", sizeof(uint16_t), NULL, 0 } };
