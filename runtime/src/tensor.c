@@ -306,7 +306,8 @@ static tkh_status plan_reduction(const char *fn, tkhi_tensor_call *c, const tkh_
     const DLTensor *x = c->tensor[0];
     char name[80], s1[200], s2[200], s3[200];
     c->ndim = x->ndim;
-    memcpy(c->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+    if (x->ndim > 0)
+        memcpy(c->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
     if (args->axis_count > 0 && args->axes == NULL)
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: axes is NULL and axis_count %u", fn, args->axis_count);
     for (int d = 0; d < x->ndim; ++d)

@@ -189,11 +189,12 @@ static tkh_status check_on_host(tkhi_tensor_call *c, tkh_context *ctx, const tkh
             st = tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu bytes to check tensor %u failed", c->fn, bytes, a);
             break;
         }
-        if ((err = tkhi_copy_to_host(ctx, copy[a], c->base[a] + c->lo[a] * (int64_t)c->size[a], bytes, stream)) == 0)
-            err = tkhi_stream_wait(ctx, stream);
-        if (err != 0)
+        if ((err = tkhi_copy_to_host(ctx, copy[a], c->base[a] + c->lo[a] * (int64_t)c->size[a], bytes, stream)) != 0)
             st = tkhi_fail_runtime(TKH_ERR_COPY, err, "%s: copying tensor %u back from device %d failed", c->fn, a,
                 ctx->device.selected);
+        else if ((err = tkhi_stream_wait(ctx, stream)) != 0)
+            st = tkhi_fail_runtime(TKH_ERR_SYNC, err, "%s: waiting for the copy of tensor %u from device %d failed",
+                c->fn, a, ctx->device.selected);
         base[a] = copy[a] - c->lo[a] * (int64_t)c->size[a];
     }
     tkhi_oracle o;

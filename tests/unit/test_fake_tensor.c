@@ -164,7 +164,8 @@ typedef struct tensor {
 static const DLTensor *make(tensor *x, void *data, int ndim, const int64_t *shape, const int64_t *strides)
 {
     memset(x, 0, sizeof *x);
-    memcpy(x->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    if (ndim > 0)
+        memcpy(x->shape, shape, sizeof(int64_t) * (size_t)ndim);
     if (strides)
         memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
     x->t = (DLTensor){ data, { kDLCPU, 0 }, ndim, I32, x->shape, strides ? x->strides : NULL, 0 };
@@ -409,10 +410,12 @@ static void random_layout(uint64_t *rng, tensor *x, int ndim, const int64_t *sha
         *(reach < 0 ? &lo : &hi) += reach;
     }
     const size_t count = (size_t)(hi - lo + 1);
-    x->buffer = malloc(count * sizeof(int32_t));
+    int32_t *buffer = malloc(count * sizeof(int32_t));
+    assert_non_null(buffer);
     for (size_t i = 0; i < count; ++i)
-        x->buffer[i] = (int32_t)tkhi_splitmix64(rng);
-    make(x, x->buffer, ndim, shape, stride);
+        buffer[i] = (int32_t)tkhi_splitmix64(rng);
+    make(x, buffer, ndim, shape, stride);
+    x->buffer = buffer; /* after make, which clears x */
     x->t.byte_offset = (uint64_t)(-lo) * sizeof(int32_t);
 }
 
@@ -543,6 +546,59 @@ static void test_random_reductions(void **state)
     tkh_context_destroy(ctx);
 }
 
+static void assert_nothing_live(void)
+{
+    for (int k = 0; k < FAKE_KINDS; ++k)
+        assert_int_equal(fake_hip_live((fake_kind)k), 0);
+}
+
+/* Every platform call of a tensor call failing in turn (host path, a row bias and a sum
+ * over columns; device path under its oracle): the status names it, the outputs are
+ * untouched, nothing is left allocated after trim, and the next call succeeds. */
+static void every_platform_call_can_fail(void **state)
+{
+    (void)state;
+    static const tkh_status expected[TKH_FAULT_KINDS] = { TKH_ERR_DEVICE_ALLOC, TKH_ERR_COPY, TKH_ERR_LAUNCH,
+        TKH_ERR_SYNC };
+    int32_t m[6] = { 1, 2, 3, 4, 5, 6 }, row[3] = { 10, 20, 30 }, out[6], s[3];
+    const int64_t s23[2] = { 2, 3 }, s3[1] = { 3 }, axis0 = 0;
+    for (int kind = 0; kind < TKH_FAULT_KINDS; ++kind)
+        for (int shape = 0; shape < 3; ++shape) {
+            tkh_context *ctx = context();
+            const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+            assert_int_equal(tkh_context_set_device_oracle(ctx, &full), TKH_OK);
+            for (unsigned skip = 0;; ++skip) {
+                tensor a, b, o;
+                make(&a, m, 2, s23, NULL);
+                make(&b, row, 1, s3, NULL);
+                make(&o, shape == 1 ? s : out, shape == 1 ? 1 : 2, shape == 1 ? s3 : s23, NULL);
+                if (shape == 2)
+                    a.t.device = b.t.device = o.t.device = (DLDevice){ kDLROCM, 0 };
+                memset(out, 0x5A, sizeof out);
+                memset(s, 0x5A, sizeof s);
+                assert_int_equal(tkh_context_inject_fault(ctx, (tkh_fault)kind, skip), TKH_OK);
+                tkh_report r;
+                tkh_status st = shape == 1 ? sum_call(ctx, &a.t, &axis0, 1, 0, &o.t, &r)
+                    : add_call(ctx, &a.t, &b.t, &o.t, &r);
+                if (tkh_context_fault_fired(ctx, (tkh_fault)kind) != 1) {
+                    assert_int_equal(st, TKH_OK);
+                    assert_int_equal(tkh_context_inject_fault(ctx, (tkh_fault)kind, TKH_FAULT_NEVER), TKH_OK);
+                    break;
+                }
+                if (st != expected[kind] && !(kind == TKH_FAULT_ALLOC && st == TKH_ERR_RUNTIME))
+                    fail_msg("fault %d at call %u, case %d: %s: %s", kind, skip, shape, tkh_status_name(st), r.message);
+                assert_non_null(strstr(r.message, "injected"));
+                if (shape == 0 && kind != TKH_FAULT_SYNC)
+                    assert_int_equal(out[0], 0x5A5A5A5A); /* the host path writes outputs after the check */
+                assert_int_equal(tkh_context_trim(ctx), TKH_OK);
+                st = shape == 1 ? sum_call(ctx, &a.t, &axis0, 1, 0, &o.t, &r) : add_call(ctx, &a.t, &b.t, &o.t, &r);
+                assert_int_equal(st, TKH_OK);
+            }
+            tkh_context_destroy(ctx);
+            assert_nothing_live();
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -552,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_device_tensors),
         cmocka_unit_test(test_random_broadcasts),
         cmocka_unit_test(test_random_reductions),
+        cmocka_unit_test(every_platform_call_can_fail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
