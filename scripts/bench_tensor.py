@@ -2,9 +2,10 @@
 """Tensor cases of ours and torch's, side by side on one GPU in one call: our device entry
 points get torch's CUDA tensors through DLPack (no copies), with ctypes. Bytes moved are
 each input's own elements read once plus the output written once (a row bias counts its
-C elements, a broadcast column its R), per second; medians of CUDA-event timings, after a
-warm-up; the copy is torch's clone of a contiguous tensor of the output's size. Prints a
-table on stderr, JSON on stdout; --table turns that JSON into docs/performance.md's table.
+C elements, a broadcast column its R), per second; medians of 20 CUDA-event timings after
+three warm-ups (bench_torch.py's time_device); the copy is torch's copy into a contiguous
+tensor of the output's size. Prints a table on stderr, JSON on stdout; --table turns
+that JSON into docs/performance.md's table.
 Usage:
     python3 scripts/bench_tensor.py build-gpu/runtime/libtokitai_hip.so [R C] > tensor.json
     python3 scripts/bench_tensor.py --table tensor.json
@@ -44,20 +45,6 @@ def dl(t):
     return ctypes.pointer(Managed.from_address(ctypes.pythonapi.PyCapsule_GetPointer(capsule, b"dltensor")).dl_tensor)
 
 
-def timed(fn, reps=20):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e-3)
-    return statistics.median(times)
-
-
 GOALS = {"add, contiguous": "no slower than the flat path", "add a row bias [C]": ">= 0.9 x copy",
          "add a column [R, 1]": ">= 0.9 x copy", "add with one input transposed": ">= 0.75 x copy",
          "copy a transposed view to contiguous": ">= 0.75 x copy", "sum over dim 1 (rows)": ">= 0.95 x copy",
@@ -91,6 +78,10 @@ def main():
         return
     global torch
     import torch  # only for measuring: --table runs without it
+    from bench_torch import time_device  # the same timing as the flat cases
+
+    def timed(fn):
+        return time_device(fn, 20)
     lib = ctypes.CDLL(sys.argv[1])
     rows, cols = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (16384, 16384)
     ctx = ctypes.c_void_p()

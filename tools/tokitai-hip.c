@@ -241,6 +241,18 @@ static int parse_oracle(const options *o, uint64_t seed, tkh_oracle_policy *poli
     return usage_error("--oracle must be full, off or sampled:K (K >= 1), got '%s'", o->oracle);
 }
 
+/* Random bits for the kernel's scalars (bool: 0 or 1), and pointers to them. */
+static void random_scalars(const tkh_kernel_info *k, unsigned char (*bytes)[8], const void **scalars,
+    uint64_t *state)
+{
+    for (unsigned j = 0; j < k->scalar_count; ++j) {
+        fill_random(bytes[j], sizeof bytes[j], state);
+        if (strcmp(k->scalars[j].type, "bool") == 0)
+            bytes[j][0] &= 1;
+        scalars[j] = bytes[j];
+    }
+}
+
 /* run over host tensors (--shape). */
 static int run_tensors(const options *o, const tkh_kernel_info *k, const tkh_oracle_policy *policy, uint64_t seed)
 {
@@ -253,12 +265,7 @@ static int run_tensors(const options *o, const tkh_kernel_info *k, const tkh_ora
     }
     unsigned char scalar_bytes[TKH_MAX_SCALARS][8];
     const void *scalars[TKH_MAX_SCALARS];
-    for (unsigned j = 0; j < k->scalar_count; ++j) {
-        fill_random(scalar_bytes[j], sizeof scalar_bytes[j], &state);
-        if (strcmp(k->scalars[j].type, "bool") == 0)
-            scalar_bytes[j][0] &= 1;
-        scalars[j] = scalar_bytes[j];
-    }
+    random_scalars(k, scalar_bytes, scalars, &state);
     fprintf(stderr, "tokitai-hip: run %s %s over tensors, seed = %" PRIu64 "\n", k->op, k->type, seed);
     tkh_context *ctx = NULL;
     tkh_report report;
@@ -334,12 +341,7 @@ static int cmd_run(const options *o)
                     ((unsigned char *)buffers[i])[e] &= 1;
         }
     }
-    for (unsigned j = 0; j < k->scalar_count; ++j) {
-        fill_random(scalar_bytes[j], sizeof scalar_bytes[j], &state);
-        if (strcmp(k->scalars[j].type, "bool") == 0)
-            scalar_bytes[j][0] &= 1;
-        scalars[j] = scalar_bytes[j];
-    }
+    random_scalars(k, scalar_bytes, scalars, &state);
     tkh_status st = TKH_ERR_HOST_ALLOC;
     tkh_context *ctx = NULL;
     if (ok) {

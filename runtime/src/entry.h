@@ -17,6 +17,18 @@ typedef struct tkhi_sizes {
     size_t widest;               /* bytes of the widest element of any array */
 } tkhi_sizes;
 
+/* The grid's most blocks: x 256 threads stays below HIP's 2^32 work-items. */
+#define TKHI_MAX_GRID ((1u << 24) - 1)
+
+/* The head of every entry point's checks: ctx, kernel and args not NULL, and a kernel
+ * within this runtime's limits of arrays and scalars.
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY. */
+TKH_HIDDEN tkh_status tkhi_check_call(const char *fn, const void *ctx, const tkh_kernel_info *kernel,
+    const void *args);
+
+/* The scalars of a call: the list, and each one, not NULL. Fails with: TKH_ERR_NULL_POINTER. */
+TKH_HIDDEN tkh_status tkhi_check_scalars(const char *fn, const tkh_kernel_info *k, const void *const *scalars);
+
 /* Checks shared by both paths, ending with admission; on success *arrays holds the
  * arrays and *bytes their sizes. */
 TKH_HIDDEN tkh_status tkhi_check_args(const char *fn, tkh_context *ctx,

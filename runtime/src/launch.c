@@ -9,7 +9,6 @@
 #include "workspace.h"
 
 #define TKHI_BLOCKS_PER_UNIT 32u   /* reductions: partials per compute unit */
-#define TKHI_MAX_GRID ((1u << 24) - 1) /* x 256 threads stays below HIP's 2^32 work-items */
 
 const char *tkhi_array_name(const tkh_kernel_info *kernel, int output, unsigned i, char *buf,
     size_t size)
@@ -65,14 +64,10 @@ static tkh_status check_pointers(const char *fn, const tkh_kernel_info *k, const
     for (unsigned o = 0; o < k->output_count; ++o)
         if (args->outputs[o] == NULL)
             return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: %s is NULL", fn, tkhi_array_name(k, 1, o, name, sizeof name));
-    for (unsigned j = 0; j < k->scalar_count; ++j)
-        if (args->scalars[j] == NULL)
-            return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: scalar %u (%s) is NULL", fn, j, k->scalars[j].name);
-    return TKH_OK;
+    return tkhi_check_scalars(fn, k, args->scalars);
 }
 
-tkh_status tkhi_check_args(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
-    const tkh_args *args, size_t n, tkhi_arrays *arrays, tkhi_sizes *bytes)
+tkh_status tkhi_check_call(const char *fn, const void *ctx, const tkh_kernel_info *kernel, const void *args)
 {
     if (ctx == NULL)
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
@@ -85,7 +80,25 @@ tkh_status tkhi_check_args(const char *fn, tkh_context *ctx, const tkh_kernel_in
         return tkhi_fail(TKH_ERR_ARITY, "%s: %s_%s has more arrays or scalars than this runtime takes "
             "(%d inputs, %d outputs, %d scalars)", fn, kernel->op, kernel->type, TKH_MAX_INPUTS,
             TKH_MAX_OUTPUTS, TKH_MAX_SCALARS);
-    tkh_status st = check_pointers(fn, kernel, args);
+    return TKH_OK;
+}
+
+tkh_status tkhi_check_scalars(const char *fn, const tkh_kernel_info *k, const void *const *scalars)
+{
+    if (k->scalar_count > 0 && scalars == NULL)
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: scalars is NULL", fn);
+    for (unsigned j = 0; j < k->scalar_count; ++j)
+        if (scalars[j] == NULL)
+            return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: scalar %u (%s) is NULL", fn, j, k->scalars[j].name);
+    return TKH_OK;
+}
+
+tkh_status tkhi_check_args(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
+    const tkh_args *args, size_t n, tkhi_arrays *arrays, tkhi_sizes *bytes)
+{
+    tkh_status st = tkhi_check_call(fn, ctx, kernel, args);
+    if (st == TKH_OK)
+        st = check_pointers(fn, kernel, args);
     if (st != TKH_OK)
         return st;
     if (n == 0)

@@ -387,31 +387,22 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
     memset(c, 0, sizeof *c);
     c->kernel = kernel;
     c->fn = fn;
-    if (ctx == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
-    if (kernel == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: kernel is NULL", fn);
-    if (args == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: args is NULL", fn);
+    tkh_status st = tkhi_check_call(fn, ctx, kernel, args);
+    if (st != TKH_OK)
+        return st;
     if (kernel->launch_plan == NULL)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: %s_%s was generated without a tensor kernel "
             "(a catalog of an older generator): regenerate it", fn, kernel->op, kernel->type);
-    if (kernel->arity > TKH_MAX_INPUTS || kernel->output_count > TKH_MAX_OUTPUTS
-        || kernel->scalar_count > TKH_MAX_SCALARS)
-        return tkhi_fail(TKH_ERR_ARITY, "%s: %s_%s has more arrays or scalars than this runtime takes", fn,
-            kernel->op, kernel->type);
     if (args->input_count != kernel->arity || args->output_count != kernel->output_count
         || args->scalar_count != kernel->scalar_count)
         return tkhi_fail(TKH_ERR_ARITY,
             "%s: %s_%s (%s) takes %u input tensors, %u outputs and %u scalars, got %u, %u and %u", fn,
             kernel->op, kernel->type, kernel->signature, kernel->arity, kernel->output_count,
             kernel->scalar_count, args->input_count, args->output_count, args->scalar_count);
-    if (args->inputs == NULL || args->outputs == NULL || (kernel->scalar_count && args->scalars == NULL))
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: %s is NULL", fn, args->inputs == NULL ? "inputs"
-            : args->outputs == NULL ? "outputs" : "scalars");
-    for (unsigned j = 0; j < kernel->scalar_count; ++j)
-        if (args->scalars[j] == NULL)
-            return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: scalar %u (%s) is NULL", fn, j, kernel->scalars[j].name);
+    if (args->inputs == NULL || args->outputs == NULL)
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: %s is NULL", fn, args->inputs == NULL ? "inputs" : "outputs");
+    if ((st = tkhi_check_scalars(fn, kernel, args->scalars)) != TKH_OK)
+        return st;
     c->arrays = kernel->arity + kernel->output_count;
     char name[80];
     for (unsigned a = 0; a < c->arrays; ++a) {
@@ -421,7 +412,7 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
             return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s is NULL", fn, name);
         if (a == 0)
             c->on_device = !is_host(c->tensor[0]->device.device_type);
-        tkh_status st = check_tensor(fn, ctx, c, a, name, operand);
+        st = check_tensor(fn, ctx, c, a, name, operand);
         if (st != TKH_OK)
             return st;
         c->base[a] = (unsigned char *)c->tensor[a]->data + c->tensor[a]->byte_offset;
@@ -436,7 +427,7 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
             return tkhi_fail(TKH_ERR_SIZE_OVERFLOW, "%s: tensor %s: its elements or offsets overflow 64 bits",
                 fn, (operand_of(c, a, name, sizeof name), name));
     }
-    tkh_status st = strcmp(kernel->shape, "reduction") == 0 ? plan_reduction(fn, c, args, stride)
+    st = strcmp(kernel->shape, "reduction") == 0 ? plan_reduction(fn, c, args, stride)
         : plan_elementwise(fn, c, stride);
     if (st != TKH_OK)
         return st;

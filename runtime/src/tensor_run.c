@@ -11,7 +11,6 @@
 #include "tensor.h"
 #include "workspace.h"
 
-#define TKHI_MAX_GRID ((1u << 24) - 1)
 #define TKHI_AXIS_BLOCKS_PER_UNIT 16u /* axis kernels: blocks per compute unit at most */
 
 static int is_reduction(const tkh_kernel_info *k)
@@ -228,12 +227,12 @@ static tkh_status device_tensor(tkhi_tensor_call *c, tkh_context *ctx, const tkh
     tkh_report *report)
 {
     const tkh_kernel_info *k = c->kernel;
+    const void *in[TKH_MAX_INPUTS];
+    void *out[TKH_MAX_OUTPUTS];
+    tkh_args flat;
+    flat_args(c, args, &flat, in, out);
     tkh_status st;
     if (c->flat) {
-        const void *in[TKH_MAX_INPUTS];
-        void *out[TKH_MAX_OUTPUTS];
-        tkh_args flat;
-        flat_args(c, args, &flat, in, out);
         st = tkh_kernel_enqueue(ctx, k, &flat, (size_t)(is_reduction(k) ? c->plan.reduce_count : c->plan.count),
             args->stream);
         if (st == TKH_OK)
@@ -242,10 +241,6 @@ static tkh_status device_tensor(tkhi_tensor_call *c, tkh_context *ctx, const tkh
         int err = tkhi_set_device(ctx);
         if (err != 0)
             return tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed", ctx->device.selected);
-        const void *in[TKH_MAX_INPUTS];
-        void *out[TKH_MAX_OUTPUTS];
-        for (unsigned a = 0; a < c->arrays; ++a)
-            *(a < k->arity ? (void **)&in[a] : &out[a - k->arity]) = c->base[a];
         unsigned grid, block;
         plan_shape(ctx, c, &grid, &block);
         err = tkhi_launch_plan(ctx, k, in, out, args->scalars, &c->plan, grid, block, args->stream);
