@@ -206,9 +206,10 @@ extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *ou
 }
 
 extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
-    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
+    (void)scratch;
 @ local bases, sizes = {}, {}
 @ for _, x in ipairs(k.inputs) do bases[#bases + 1], sizes[#sizes + 1] = "inputs[" .. x.index .. "]", x.type.bits // 8 end
 @ for _, o in ipairs(k.outputs) do bases[#bases + 1], sizes[#sizes + 1] = "outputs[" .. o.index .. "]", o.type.bits // 8 end

@@ -6,7 +6,10 @@
  * folds the partials the same way, applies the post step and stores the result. Over a
  * plan (tensors, chosen axes), the axis kernel folds each output's elements in one block:
  * its threads along them (rows), or 32 outputs side by side and the block's 32 rows of
- * threads splitting their elements (columns, 1024 threads). */
+ * threads splitting their elements (columns, 1024 threads). When there are too few
+ * outputs to fill the device, the plan splits each output's elements over the grid's y
+ * (at most TKH_PLAN_MAX_SPLIT blocks): each block writes a partial and a finish kernel
+ * folds them in a fixed pairwise order. */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
 #include "$(k.oracle_header)"
@@ -86,12 +89,22 @@ __global__ void $(k.symbol)(const $(A) *partials, unsigned count, $(k.out_type.c
             out[at[1]$(shift)] = $(store(k.out_type, k.post_fn .. "(" .. acc .. ", (" .. A .. ")m)"));
 @   end
 @ end
+@ -- A block of a split plan writes its partial, the finish kernel the outputs.
+@ local function finish(acc, o, shift)
+            if (gridDim.y > 1)
+                partials[(size_t)blockIdx.y * outputs + $(o)] = $(acc);
+            else {
+@ write(acc, shift)
+            }
+@ end
 template <bool Wide>
-__global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) $(k.symbol)_axes(const $(S) *x, $(out_params), const tkh_plan p, int vector)
+__global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) $(k.symbol)_axes(const $(S) *x, $(out_params), $(A) *partials, const tkh_plan p, int vector)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
     const U outputs = (U)p.count, m = (U)p.reduce_count;
+    /* This block's share of each output's elements: [lo, hi). */
+    const U lo = (U)blockIdx.y * (U)p.chunk, hi = m - lo < (U)p.chunk ? m : lo + (U)p.chunk;
     if (p.mode == TKH_PLAN_ROWS) {
         for (U o = blockIdx.x; o < outputs; o += gridDim.x) {
             O at[$(arrays)] = { 0 };
@@ -100,17 +113,18 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
             if (p.reduced == 1) { /* one reduced dimension: no division */
                 const O s0 = (O)p.stride[0][0];
                 const $(S) *row = x + at[0];
-                const U vectors = s0 == 1 && ((uintptr_t)row & 15) == 0 ? m / $(V) : 0;
+                const U vectors = s0 == 1 && ((uintptr_t)(row + lo) & 15) == 0 ? (hi - lo) / $(V) : 0;
+                const $(k.id)_vec *run = (const $(k.id)_vec *)(row + lo);
                 for (U v = threadIdx.x; v < vectors; v += TKH_REDUCE_BLOCK) {
-                    const $(k.id)_vec w = ((const $(k.id)_vec *)row)[v];
+                    const $(k.id)_vec w = run[v];
 #pragma unroll
                     for (int j = 0; j < $(V); ++j)
-                        acc = $(fold_element(k, "acc", load(k.type, "w.lane[j]"), "v * " .. V .. " + j"));
+                        acc = $(fold_element(k, "acc", load(k.type, "w.lane[j]"), "lo + v * " .. V .. " + j"));
                 }
-                for (U r = vectors * $(V) + threadIdx.x; r < m; r += TKH_REDUCE_BLOCK)
+                for (U r = lo + vectors * $(V) + threadIdx.x; r < hi; r += TKH_REDUCE_BLOCK)
                     acc = $(fold_element(k, "acc", load(k.type, "row[(O)r * s0]"), "r"));
             } else {
-                for (U r = threadIdx.x; r < m; r += TKH_REDUCE_BLOCK) {
+                for (U r = lo + threadIdx.x; r < hi; r += TKH_REDUCE_BLOCK) {
                     O off[1] = { at[0] };
                     tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
                     acc = $(fold_element(k, "acc", load(k.type, "x[off[0]]"), "r"));
@@ -118,7 +132,7 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
             }
             acc = $(k.symbol)_block_fold(acc);
             if (threadIdx.x == 0) {
-@ write("acc")
+@ finish("acc", "o")
             }
             __syncthreads(); /* the tree is reused */
         }
@@ -140,7 +154,7 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
                 tkh_plan_offsets<Wide, $(arrays)>(p, p.reduced, p.ndim, o, at);
                 const O s0 = (O)p.stride[0][0];
 #pragma unroll 4
-                for (U r = row; r < m; r += rows) {
+                for (U r = lo + row; r < hi; r += rows) {
                     const $(k.id)_vec w = *(const $(k.id)_vec *)(x + at[0] + (O)r * s0);
 #pragma unroll
                     for (int j = 0; j < $(V); ++j)
@@ -156,7 +170,7 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
                     __syncthreads();
                 }
                 if (row == 0 && o < outputs) {
-@ write("column[lane]", " + j")
+@ finish("column[lane]", "o + j", " + j")
                 }
                 __syncthreads();
             }
@@ -172,10 +186,10 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
             if (p.reduced == 1) {
                 const O s0 = (O)p.stride[0][0];
 #pragma unroll 4
-                for (U r = row; r < m; r += rows)
+                for (U r = lo + row; r < hi; r += rows)
                     acc = $(fold_element(k, "acc", load(k.type, "x[at[0] + (O)r * s0]"), "r"));
             } else {
-                for (U r = row; r < m; r += rows) {
+                for (U r = lo + row; r < hi; r += rows) {
                     O off[1] = { at[0] };
                     tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
                     acc = $(fold_element(k, "acc", load(k.type, "x[off[0]]"), "r"));
@@ -190,9 +204,30 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
             __syncthreads();
         }
         if (row == 0 && o < outputs) {
-@ write("column[lane]")
+@ finish("column[lane]", "o")
         }
         __syncthreads();
+    }
+}
+
+/* A split plan's outputs: each thread folds one output's partials in a pairwise tree, in
+ * the order of their elements. */
+template <bool Wide>
+__global__ void $(k.symbol)_axes_finish(const $(A) *partials, $(out_params), const tkh_plan p)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+    const U outputs = (U)p.count, m = (U)p.reduce_count;
+    for (U o = (U)blockIdx.x * blockDim.x + threadIdx.x; o < outputs; o += (U)gridDim.x * blockDim.x) {
+        $(A) part[TKH_PLAN_MAX_SPLIT];
+        for (int y = 0; y < p.split; ++y)
+            part[y] = partials[(size_t)y * outputs + o];
+        for (int width = 1; width < p.split; width *= 2)
+            for (int y = 0; y + width < p.split; y += 2 * width)
+                part[y] = $(k.oracle)(part[y], part[y + width]);
+        O at[$(arrays)] = { 0 };
+        tkh_plan_offsets<Wide, $(arrays)>(p, p.reduced, p.ndim, o, at);
+@ write("part[0]")
     }
 }
 
@@ -215,28 +250,33 @@ extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *ou
 }
 
 extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
-    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
-    if (block != (plan->mode == TKH_PLAN_ROWS ? TKH_REDUCE_BLOCK : TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS))
+    if (block != (plan->mode == TKH_PLAN_ROWS ? TKH_REDUCE_BLOCK : TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS)
+        || plan->split < 1 || plan->split > TKH_PLAN_MAX_SPLIT || (plan->split > 1 && scratch == NULL))
         return (int)hipErrorInvalidValue;
-@ local args = "(const " .. S .. " *)inputs[0], " .. (k.index and ("(" .. S .. " *)outputs[0], (int64_t *)outputs[1]") or ("(" .. k.out_type.c .. " *)outputs[0]")) .. ", *plan, vector"
-    /* Columns as vectors: one reduced dimension, the first kept one compact in the input
-     * and the outputs, of whole vectors, and every other step of the input a whole vector. */
-    const int r = plan->reduced;
-    int vector = plan->mode == TKH_PLAN_COLUMNS && r == 1 && plan->ndim > r && plan->size[r] % $(V) == 0
-        && ((uintptr_t)inputs[0] & 15) == 0 && plan->stride[0][r] == 1 && plan->stride[0][0] % $(V) == 0;
-    for (unsigned a = 1; a < $(arrays); ++a)
-        vector = vector && plan->stride[a][r] == 1;
-    for (int d = r + 1; d < plan->ndim && vector; ++d)
-        vector = plan->stride[0][d] % $(V) == 0;
+@ local outs = k.index and ("(" .. S .. " *)outputs[0], (int64_t *)outputs[1]") or ("(" .. k.out_type.c .. " *)outputs[0]")
+@ local args = "(const " .. S .. " *)inputs[0], " .. outs .. ", (" .. A .. " *)scratch, *plan, vector"
+@ local finish_args = "(const " .. A .. " *)scratch, " .. outs .. ", *plan"
+    const int vector = tkh_plan_column_vector(plan, $(arrays), inputs[0], $(V));
     if (vector) {
         const int64_t blocks = (plan->count + TKH_PLAN_COLUMN_WIDTH * $(V) - 1) / (TKH_PLAN_COLUMN_WIDTH * $(V));
         grid = (unsigned)(blocks < (int64_t)grid ? blocks : (int64_t)grid);
     }
+    const dim3 blocks(grid, (unsigned)plan->split);
     if (plan->wide)
-        hipLaunchKernelGGL($(k.symbol)_axes<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(args));
+        hipLaunchKernelGGL($(k.symbol)_axes<true>, blocks, dim3(block), 0, (hipStream_t)stream, $(args));
     else
-        hipLaunchKernelGGL($(k.symbol)_axes<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(args));
+        hipLaunchKernelGGL($(k.symbol)_axes<false>, blocks, dim3(block), 0, (hipStream_t)stream, $(args));
+    hipError_t err = hipGetLastError();
+    if (err != hipSuccess || plan->split == 1)
+        return (int)err;
+    const int64_t finish = (plan->count + TKH_REDUCE_BLOCK - 1) / TKH_REDUCE_BLOCK;
+    const unsigned finish_grid = (unsigned)(finish < 65535 ? finish : 65535);
+    if (plan->wide)
+        hipLaunchKernelGGL($(k.symbol)_axes_finish<true>, dim3(finish_grid), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream, $(finish_args));
+    else
+        hipLaunchKernelGGL($(k.symbol)_axes_finish<false>, dim3(finish_grid), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream, $(finish_args));
     return (int)hipGetLastError();
 }

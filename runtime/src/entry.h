@@ -53,6 +53,15 @@ TKH_HIDDEN tkh_status tkhi_enqueue(tkh_context *ctx, const tkh_kernel_info *kern
     const tkhi_arrays *arrays, const void *const *scalars, size_t n, unsigned grid,
     unsigned block, void *scratch, void *stream);
 
+/* Runs launch(arg, scratch) with 'bytes' of device partials for work on 'stream': the
+ * context's buffer for that stream (launched under the context's lock), or, when every
+ * buffer belongs to another stream, its own, waited for ('symbol' names the kernel in
+ * that message) and freed. Fails as 'launch' does, and with: TKH_ERR_DEVICE_ALLOC,
+ * TKH_ERR_SYNC. */
+typedef tkh_status (*tkhi_partials_user)(void *arg, void *scratch);
+TKH_HIDDEN tkh_status tkhi_with_partials(tkh_context *ctx, void *stream, size_t bytes, const char *symbol,
+    tkhi_partials_user launch, void *arg);
+
 /* The name of input or output i in messages: "input 0 (lhs)", "output 1 (r)". */
 TKH_HIDDEN const char *tkhi_array_name(const tkh_kernel_info *kernel, int output, unsigned i,
     char *buf, size_t size);

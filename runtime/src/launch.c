@@ -195,18 +195,14 @@ tkh_status tkhi_enqueue(tkh_context *ctx, const tkh_kernel_info *kernel, const t
     return TKH_OK;
 }
 
-/* A reduction on the caller's stream: the partials the context keeps for that stream, or,
- * when every slot is taken, its own, waited for and freed. */
-static tkh_status launch_reduction(tkh_context *ctx, const tkh_kernel_info *kernel,
-    const tkhi_arrays *arrays, const void *const *scalars, size_t n, unsigned grid, unsigned block,
-    void *stream)
+tkh_status tkhi_with_partials(tkh_context *ctx, void *stream, size_t bytes, const char *symbol,
+    tkhi_partials_user launch, void *arg)
 {
-    const size_t bytes = (size_t)grid * kernel->scratch_size;
     void *scratch = NULL;
     pthread_mutex_lock(&ctx->lock);
     tkh_status st = tkhi_stream_partials(ctx, stream, bytes, &scratch);
     if (st == TKH_OK && scratch != NULL)
-        st = tkhi_enqueue(ctx, kernel, arrays, scalars, n, grid, block, scratch, stream);
+        st = launch(arg, scratch);
     pthread_mutex_unlock(&ctx->lock);
     if (st != TKH_OK || scratch != NULL)
         return st;
@@ -214,15 +210,31 @@ static tkh_status launch_reduction(tkh_context *ctx, const tkh_kernel_info *kern
     if (err != 0)
         return tkhi_fail_runtime(TKH_ERR_DEVICE_ALLOC, err,
             "allocating %zu bytes of partials on device %d failed", bytes, ctx->device.selected);
-    st = tkhi_enqueue(ctx, kernel, arrays, scalars, n, grid, block, scratch, stream);
+    st = launch(arg, scratch);
     err = st == TKH_OK ? tkhi_stream_wait(ctx, stream) : 0;
     if (st != TKH_OK)
         tkhi_stream_drain(stream);
     tkhi_device_free(scratch);
     if (err != 0)
-        st = tkhi_fail_runtime(TKH_ERR_SYNC, err, "running %s on device %d failed",
-            kernel->symbol, ctx->device.selected);
+        st = tkhi_fail_runtime(TKH_ERR_SYNC, err, "running %s on device %d failed", symbol, ctx->device.selected);
     return st;
+}
+
+/* A flat reduction's launch, for tkhi_with_partials. */
+typedef struct flat_reduction {
+    tkh_context *ctx;
+    const tkh_kernel_info *kernel;
+    const tkhi_arrays *arrays;
+    const void *const *scalars;
+    size_t n;
+    unsigned grid, block;
+    void *stream;
+} flat_reduction;
+
+static tkh_status launch_flat_reduction(void *arg, void *scratch)
+{
+    const flat_reduction *r = arg;
+    return tkhi_enqueue(r->ctx, r->kernel, r->arrays, r->scalars, r->n, r->grid, r->block, scratch, r->stream);
 }
 
 /* tkh_kernel_enqueue, named 'fn' in messages. */
@@ -253,7 +265,9 @@ static tkh_status device_call(const char *fn, tkh_context *ctx, const tkh_kernel
     tkhi_launch_shape(ctx, kernel, n, &grid, &block);
     if (kernel->scratch_size == 0)
         return tkhi_enqueue(ctx, kernel, &arrays, args->scalars, n, grid, block, NULL, stream);
-    return launch_reduction(ctx, kernel, &arrays, args->scalars, n, grid, block, stream);
+    flat_reduction r = { ctx, kernel, &arrays, args->scalars, n, grid, block, stream };
+    return tkhi_with_partials(ctx, stream, (size_t)grid * kernel->scratch_size, kernel->symbol,
+        launch_flat_reduction, &r);
 }
 
 tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,

@@ -148,10 +148,10 @@ int tkhi_launch(tkh_context *ctx, const tkh_kernel_info *kernel, const void *con
 
 int tkhi_launch_plan(tkh_context *ctx, const tkh_kernel_info *kernel, const void *const *inputs,
     void *const *outputs, const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block,
-    void *stream)
+    void *scratch, void *stream)
 {
     FAULT(TKH_FAULT_LAUNCH, hipErrorInvalidValue);
-    return kernel->launch_plan(inputs, outputs, scalars, plan, grid, block, stream);
+    return kernel->launch_plan(inputs, outputs, scalars, plan, grid, block, scratch, stream);
 }
 
 int tkhi_event_record(tkh_context *ctx, void *event, void *stream)

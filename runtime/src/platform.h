@@ -24,7 +24,7 @@ TKH_HIDDEN int tkhi_launch(tkh_context *ctx, const tkh_kernel_info *kernel, cons
     void *scratch, void *stream);
 TKH_HIDDEN int tkhi_launch_plan(tkh_context *ctx, const tkh_kernel_info *kernel, const void *const *inputs,
     void *const *outputs, const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block,
-    void *stream);
+    void *scratch, void *stream);
 TKH_HIDDEN int tkhi_event_record(tkh_context *ctx, void *event, void *stream);
 TKH_HIDDEN int tkhi_event_wait(tkh_context *ctx, void *event);
 TKH_HIDDEN int tkhi_stream_wait(tkh_context *ctx, void *stream);

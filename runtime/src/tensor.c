@@ -231,6 +231,8 @@ static void finish_plan(tkhi_tensor_call *c)
             p->stride[a][0] = 0;
     }
     p->wide = p->count > I31 || p->reduce_count > I31;
+    p->split = 1; /* the launch may split the reductions' elements (tensor_run.c) */
+    p->chunk = p->reduce_count;
     for (unsigned a = 0; a < c->arrays; ++a)
         p->wide |= c->hi[a] > I31 || c->lo[a] < -I31;
     for (int d = 0; d < p->ndim; ++d)

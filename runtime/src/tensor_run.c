@@ -12,32 +12,91 @@
 #include "workspace.h"
 
 #define TKHI_AXIS_BLOCKS_PER_UNIT 16u /* axis kernels: blocks per compute unit at most */
+/* Reductions with fewer blocks than this per compute unit split each output's elements
+ * (rows: blocks of 256 threads; columns: of 1024), each block folding at least so many. */
+#define TKHI_SPLIT_ROWS_PER_UNIT 8
+#define TKHI_SPLIT_COLUMNS_PER_UNIT 2
+#define TKHI_SPLIT_ROWS_LEAST 4096
+#define TKHI_SPLIT_COLUMNS_LEAST 256
 
 static int is_reduction(const tkh_kernel_info *k)
 {
     return strcmp(k->shape, "reduction") == 0;
 }
 
-/* The grid and block of the plan's kernel, and the fold's threads for the sum bound. */
-static void plan_shape(const tkh_context *ctx, tkhi_tensor_call *c, unsigned *grid, unsigned *block)
+/* The grid and block of the kernel over plan p (the call's, or the host path's copy with
+ * dense outputs) whose input 0 lies at 'input'; for reductions also p's split and the
+ * launch shape the oracle's sum bound assumes. */
+static void plan_shape(const tkh_context *ctx, tkhi_tensor_call *c, tkh_plan *p, const void *input,
+    unsigned *grid, unsigned *block)
 {
     const tkh_kernel_info *k = c->kernel;
-    const tkh_plan *p = &c->plan;
     *block = k->block;
     int64_t blocks;
     if (!is_reduction(k)) {
         blocks = (p->count + k->block - 1) / k->block;
     } else {
         const int rows = p->mode == TKH_PLAN_ROWS;
-        const int64_t cap = (int64_t)(ctx->device.compute_units > 0 ? ctx->device.compute_units : 1)
-            * TKHI_AXIS_BLOCKS_PER_UNIT * (rows ? 8 : 1);
-        blocks = rows ? p->count : (p->count + TKH_PLAN_COLUMN_WIDTH - 1) / TKH_PLAN_COLUMN_WIDTH;
+        const int64_t units = ctx->device.compute_units > 0 ? ctx->device.compute_units : 1;
+        const int64_t cap = units * TKHI_AXIS_BLOCKS_PER_UNIT * (rows ? 8 : 1);
+        const unsigned v = k->vector_width > 0 ? k->vector_width : 1;
+        const int64_t width = rows ? 1 : TKH_PLAN_COLUMN_WIDTH
+            * (tkh_plan_column_vector(p, c->arrays, input, v) ? v : 1);
+        blocks = (p->count + width - 1) / width;
         blocks = blocks < cap ? blocks : cap;
+        const int64_t want = units * (rows ? TKHI_SPLIT_ROWS_PER_UNIT : TKHI_SPLIT_COLUMNS_PER_UNIT);
+        int64_t split = blocks < want ? (want + blocks - 1) / blocks : 1;
+        const int64_t most = p->reduce_count / (rows ? TKHI_SPLIT_ROWS_LEAST : TKHI_SPLIT_COLUMNS_LEAST);
+        split = split < most ? split : most;
+        split = split < TKH_PLAN_MAX_SPLIT ? split : TKH_PLAN_MAX_SPLIT;
+        split = split > 1 ? split : 1;
+        /* chunks of whole 16-element steps, so that each block's vectors stay aligned */
+        p->chunk = split == 1 ? p->reduce_count : ((p->reduce_count + split - 1) / split + 15) / 16 * 16;
+        p->split = (int)((p->reduce_count + p->chunk - 1) / p->chunk);
         *block = rows ? k->block : TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS;
-        c->fold_grid = 1;
+        c->fold_grid = (unsigned)p->split;
         c->fold_block = rows ? k->block : TKH_PLAN_COLUMN_ROWS;
     }
     *grid = (unsigned)(blocks < 1 ? 1 : blocks > TKHI_MAX_GRID ? TKHI_MAX_GRID : blocks);
+}
+
+/* A kernel over a plan: its launch, for tkhi_with_partials and the host path. */
+typedef struct plan_launch {
+    tkh_context *ctx;
+    const tkhi_tensor_call *c;
+    const void *const *in;
+    void *const *out;
+    const void *const *scalars;
+    const tkh_plan *plan;
+    unsigned grid, block;
+    void *stream;
+} plan_launch;
+
+static tkh_status launch_plan(void *arg, void *scratch)
+{
+    const plan_launch *l = arg;
+    const tkh_kernel_info *k = l->c->kernel;
+    int err = tkhi_launch_plan(l->ctx, k, l->in, l->out, l->scalars, l->plan, l->grid, l->block, scratch, l->stream);
+    if (err != 0)
+        return tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "%s: launching %s over a plan of %d dimensions (grid %u x %d, "
+            "block %u) failed", l->c->fn, k->symbol, l->plan->ndim, l->grid, l->plan->split, l->block);
+    return TKH_OK;
+}
+
+/* The launch's lines in the report. */
+static void launch_evidence(const plan_launch *l, const char *what, tkh_report *report)
+{
+    if (report != NULL) {
+        report->launch_grid = l->grid;
+        report->launch_block = l->block;
+    }
+    if (l->plan->split > 1)
+        tkhi_evidence(report, "%s %s over the plan, grid %u x %d (each output's elements in %d blocks of up "
+            "to %" PRId64 ", their partials folded by a second kernel) x block %u", what, l->c->kernel->symbol,
+            l->grid, l->plan->split, l->plan->split, l->plan->chunk, l->block);
+    else
+        tkhi_evidence(report, "%s %s over the plan, grid %u x block %u", what, l->c->kernel->symbol, l->grid,
+            l->block);
 }
 
 /* The oracle's verdict on a tensor call, as a status and evidence. */
@@ -77,7 +136,7 @@ static tkh_status tensor_verdict(const tkhi_tensor_call *c, const tkhi_oracle *o
 /* The host path of a plan that the flat kernels do not cover, with the lock held: spans
  * in, the kernel, dense outputs back into 'dense'. */
 static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const void *const *scalars,
-    unsigned char *const *dense, const tkh_plan *dev, tkh_report *report)
+    unsigned char *const *dense, tkh_plan *dev, tkh_report *report)
 {
     const tkh_kernel_info *k = c->kernel;
     tkhi_slot *slot = &ctx->slots[0];
@@ -104,15 +163,14 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
             st = tkhi_fail_runtime(TKH_ERR_COPY, err, "copying %zu bytes of input %u to device %d failed",
                 bytes, a, ctx->device.selected);
     }
-    unsigned grid, block;
-    plan_shape(ctx, c, &grid, &block);
-    if (st == TKH_OK && (err = tkhi_launch_plan(ctx, k, in, out, scalars, dev, grid, block, slot->stream)) != 0)
-        st = tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "launching %s over a plan of %d dimensions (grid %u, "
-            "block %u) failed", k->symbol, dev->ndim, grid, block);
-    if (report != NULL) {
-        report->launch_grid = grid;
-        report->launch_block = block;
-    }
+    plan_launch l = { ctx, c, in, out, scalars, dev, 0, 0, slot->stream };
+    if (st == TKH_OK)
+        plan_shape(ctx, c, dev, in[0], &l.grid, &l.block);
+    if (st == TKH_OK && dev->split > 1)
+        st = tkhi_device_buffer(ctx, &ctx->scratch, (size_t)dev->split * (size_t)dev->count * k->scratch_size,
+            "a reduction's partials");
+    if (st == TKH_OK)
+        st = launch_plan(&l, dev->split > 1 ? ctx->scratch.ptr : NULL);
     run hook = { .ctx = ctx, .kernel = k, .corrupt_index = ctx->corrupt_index,
         .corrupt_bit = ctx->corrupt_bit, .report = report };
     ctx->corrupt_index = SIZE_MAX;
@@ -129,9 +187,11 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
             ctx->device.selected);
     if (st != TKH_OK && slot->stream != NULL)
         tkhi_stream_drain(slot->stream);
-    if (st == TKH_OK)
-        tkhi_evidence(report, "copied the inputs' spans in, ran %s over the plan with grid %u x block %u, "
-            "copied dense outputs back", k->symbol, grid, block);
+    if (st == TKH_OK) {
+        tkhi_evidence(report, "copied the inputs' spans in");
+        launch_evidence(&l, "ran", report);
+        tkhi_evidence(report, "copied dense outputs back");
+    }
     return st;
 }
 
@@ -241,18 +301,12 @@ static tkh_status device_tensor(tkhi_tensor_call *c, tkh_context *ctx, const tkh
         int err = tkhi_set_device(ctx);
         if (err != 0)
             return tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed", ctx->device.selected);
-        unsigned grid, block;
-        plan_shape(ctx, c, &grid, &block);
-        err = tkhi_launch_plan(ctx, k, in, out, args->scalars, &c->plan, grid, block, args->stream);
-        if (err != 0)
-            return tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "%s: launching %s over a plan of %d dimensions "
-                "(grid %u, block %u) failed", c->fn, k->symbol, c->plan.ndim, grid, block);
-        if (report != NULL) {
-            report->launch_grid = grid;
-            report->launch_block = block;
-        }
-        tkhi_evidence(report, "enqueued %s over the plan on the stream, grid %u x block %u", k->symbol, grid, block);
-        st = TKH_OK;
+        plan_launch l = { ctx, c, in, out, args->scalars, &c->plan, 0, 0, args->stream };
+        plan_shape(ctx, c, &c->plan, in[0], &l.grid, &l.block);
+        st = c->plan.split == 1 ? launch_plan(&l, NULL) : tkhi_with_partials(ctx, args->stream,
+            (size_t)c->plan.split * (size_t)c->plan.count * k->scratch_size, k->symbol, launch_plan, &l);
+        if (st == TKH_OK)
+            launch_evidence(&l, "enqueued", report);
     }
     pthread_mutex_lock(&ctx->lock);
     const tkh_oracle_policy policy = ctx->device_oracle;

@@ -97,7 +97,8 @@ static void run_case(const tkh_kernel_info *k, const char *what, tensor *t, cons
 /* Elementwise: [37, 129] from a transposed input, a row and a column (in turn), into a
  * compact output; [3, 5, 67] with the first input reversed along its last axis into an
  * output with gaps. Reductions: axis 1, axis 0 with keepdims, both axes, a transposed
- * input over axis 0, and [5, 7, 33] over axes 0 and 2. */
+ * input over axis 0, [5, 7, 33] over axes 0 and 2, and three of few outputs, whose
+ * elements the launch splits over blocks. */
 static void every_kernel_over_tensors(void **state)
 {
     (void)state;
@@ -134,7 +135,8 @@ static void every_kernel_over_tensors(void **state)
             continue;
         }
         const int64_t one = 1, zero = 0, both[2] = { 0, 1 }, kept0[1] = { 37 }, k1[2] = { 1, 129 },
-            k11[2] = { 1, 1 }, r160[2] = { 37, 160 }, c160[1] = { 160 }, c3[3] = { 5, 7, 33 }, ends[2] = { 0, -1 }, mid[1] = { 7 };
+            k11[2] = { 1, 1 }, r160[2] = { 37, 160 }, c160[1] = { 160 }, c3[3] = { 5, 7, 33 }, ends[2] = { 0, -1 }, mid[1] = { 7 },
+            tall[2] = { 20000, 3 }, three[1] = { 3 }, wide[2] = { 3, 70000 }, r64[2] = { 4096, 64 }, c64[1] = { 64 };
         const struct { const char *what; int ndim; const int64_t *shape, *strides, *axes; unsigned axis_count;
             int keepdims, ondim; const int64_t *oshape; } cases[] = {
             { "[37, 129] over axis 1", 2, rc, NULL, &one, 1, 0, 1, kept0 },
@@ -143,6 +145,10 @@ static void every_kernel_over_tensors(void **state)
             { "[129, 37] transposed over axis 0", 2, cr, transposed, &zero, 1, 0, 1, kept0 },
             { "[37, 160] over axis 0 (columns as vectors)", 2, r160, NULL, &zero, 1, 0, 1, c160 },
             { "[5, 7, 33] over axes 0 and -1", 3, c3, NULL, ends, 2, 0, 1, mid },
+            /* few outputs: each output's elements split over blocks */
+            { "[20000, 3] over axis 0 (split columns)", 2, tall, NULL, &zero, 1, 0, 1, three },
+            { "[4096, 64] over axis 0 (split columns as vectors)", 2, r64, NULL, &zero, 1, 0, 1, c64 },
+            { "[3, 70000] over axis 1 (split rows)", 2, wide, NULL, &one, 1, 0, 1, three },
         };
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
             make(&t[0], &k->inputs[0], cases[c].ndim, cases[c].shape, cases[c].strides, moderate, &s);

@@ -50,9 +50,9 @@ static int host_add(const void *const *in, void *const *out, const void *const *
 }
 
 static int host_add_plan(const void *const *in, void *const *out, const void *const *scalars,
-    const tkh_plan *p, unsigned grid, unsigned block, void *stream)
+    const tkh_plan *p, unsigned grid, unsigned block, void *scratch, void *stream)
 {
-    (void)scalars, (void)grid, (void)block, (void)stream;
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
     for (int64_t i = 0; i < p->count; ++i) {
         int64_t off[3] = { 0, 0, 0 };
         plan_offsets(p, 0, p->ndim, i, 3, off);
@@ -86,19 +86,34 @@ static int host_sum(const void *const *in, void *const *out, const void *const *
     return 0;
 }
 
+/* Split plans as the generated kernels take them: a partial per block along each output's
+ * elements in 'scratch', then their sum. */
 static int host_sum_plan(const void *const *in, void *const *out, const void *const *scalars,
-    const tkh_plan *p, unsigned grid, unsigned block, void *stream)
+    const tkh_plan *p, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars, (void)grid, (void)block, (void)stream;
+    if (p->split < 1 || p->split > TKH_PLAN_MAX_SPLIT || (p->split > 1 && scratch == NULL)
+        || (int64_t)(p->split - 1) * p->chunk >= p->reduce_count || (int64_t)p->split * p->chunk < p->reduce_count)
+        return 1; /* hipErrorInvalidValue */
+    int32_t *partial = scratch;
     for (int64_t o = 0; o < p->count; ++o) {
         int64_t at[2] = { 0, 0 };
         plan_offsets(p, p->reduced, p->ndim, o, 2, at);
         int32_t s = 0;
-        for (int64_t r = 0; r < p->reduce_count; ++r) {
-            int64_t off[1] = { at[0] };
-            plan_offsets(p, 0, p->reduced, r, 1, off);
-            s = wrap_add(s, ((const int32_t *)in[0])[off[0]]);
+        for (int y = 0; y < p->split; ++y) {
+            int32_t part = 0;
+            for (int64_t r = y * p->chunk; r < p->reduce_count && r < (y + 1) * p->chunk; ++r) {
+                int64_t off[1] = { at[0] };
+                plan_offsets(p, 0, p->reduced, r, 1, off);
+                part = wrap_add(part, ((const int32_t *)in[0])[off[0]]);
+            }
+            if (p->split > 1)
+                partial[y * p->count + o] = part;
+            else
+                s = part;
         }
+        for (int y = 0; y < p->split && p->split > 1; ++y)
+            s = wrap_add(s, partial[y * p->count + o]);
         ((int32_t *)out[0])[at[1]] = s;
     }
     return 0;
@@ -388,6 +403,49 @@ static void test_device_tensors(void **state)
     tkh_context_destroy(ctx);
 }
 
+/* Few outputs of many elements: the launch splits each output's elements over blocks
+ * (the fake device has 4 compute units), on the host and the device path. */
+static void test_split_reductions(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context();
+    enum { R = 3000, C = 20000 };
+    int32_t *x = malloc(sizeof(int32_t) * R * 3), *y = malloc(sizeof(int32_t) * 2 * C), s[3];
+    assert_non_null(x);
+    assert_non_null(y);
+    for (int i = 0; i < R * 3; ++i)
+        x[i] = i; /* x[r][c] = 3r + c */
+    for (int i = 0; i < 2 * C; ++i)
+        y[i] = i % C + i / C; /* y[r][c] = c + r */
+    tensor a, o;
+    const int64_t x_shape[2] = { R, 3 }, y_shape[2] = { 2, C }, s3[1] = { 3 }, s2[1] = { 2 }, axis0 = 0, axis1 = 1;
+    tkh_report r;
+    for (int device = 0; device < 2; ++device) {
+        const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+        assert_int_equal(tkh_context_set_device_oracle(ctx, &full), TKH_OK);
+        make(&a, x, 2, x_shape, NULL);
+        make(&o, s, 1, s3, NULL);
+        if (device)
+            a.t.device = o.t.device = (DLDevice){ kDLROCM, 0 };
+        assert_int_equal(sum_call(ctx, &a.t, &axis0, 1, 0, &o.t, &r), TKH_OK);
+        for (int c = 0; c < 3; ++c) /* 3 (R - 1) R / 2 + R c */
+            assert_int_equal(s[c], 3 * (R - 1) * R / 2 + R * c);
+        assert_true(r.oracle_matches);
+        assert_true(has_evidence(&r, "in 8 blocks of up to 384"));
+        make(&a, y, 2, y_shape, NULL);
+        make(&o, s, 1, s2, NULL);
+        if (device)
+            a.t.device = o.t.device = (DLDevice){ kDLROCM, 0 };
+        assert_int_equal(sum_call(ctx, &a.t, &axis1, 1, 0, &o.t, &r), TKH_OK);
+        for (int row = 0; row < 2; ++row) /* (C - 1) C / 2 + C row */
+            assert_int_equal(s[row], (C - 1) * C / 2 + C * row);
+        assert_true(has_evidence(&r, "in 4 blocks of up to 5008"));
+    }
+    free(x);
+    free(y);
+    tkh_context_destroy(ctx);
+}
+
 /* A random layout of 'shape' in a buffer of its own: the dimensions in a random memory
  * order, some with gaps, some reversed; inputs may also get stride 0 (an expanded view). */
 static void random_layout(uint64_t *rng, tensor *x, int ndim, const int64_t *shape, int input)
@@ -606,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_bad_tensors),
         cmocka_unit_test(test_mismatch_names_index),
         cmocka_unit_test(test_device_tensors),
+        cmocka_unit_test(test_split_reductions),
         cmocka_unit_test(test_random_broadcasts),
         cmocka_unit_test(test_random_reductions),
         cmocka_unit_test(every_platform_call_can_fail),

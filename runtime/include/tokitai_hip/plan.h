@@ -22,6 +22,7 @@
 enum { TKH_PLAN_ROWS = 0, TKH_PLAN_COLUMNS = 1 };
 #define TKH_PLAN_COLUMN_WIDTH 32 /* outputs per block of the columns layout */
 #define TKH_PLAN_COLUMN_ROWS 32  /* and rows of threads splitting their elements */
+#define TKH_PLAN_MAX_SPLIT 32    /* blocks along one output's elements at most */
 
 typedef struct tkh_plan {
     int ndim;                 /* dimensions after merging, [0] the innermost */
@@ -30,6 +31,10 @@ typedef struct tkh_plan {
     int mode;                 /* reductions: TKH_PLAN_ROWS or TKH_PLAN_COLUMNS */
     int64_t count;            /* elementwise: elements; reductions: outputs (kept elements) */
     int64_t reduce_count;     /* reductions: elements folded into each output */
+    int split;                /* reductions: blocks along each output's elements (the grid's y);
+                                 above 1 each writes a partial and a finish kernel folds them */
+    int64_t chunk;            /* reductions: elements of each of those blocks (a multiple of 16,
+                                 the last block's may be fewer) */
     int64_t size[TKH_MAX_DIMS];
     int64_t stride[TKH_MAX_ARRAYS][TKH_MAX_DIMS]; /* in elements, per array and dimension */
     /* Division by size[d] without a divide, where !wide: q = (umulhi(i, magic) + i) >> shift
@@ -76,9 +81,27 @@ static inline tkh_plan_runs tkh_plan_runs_of(const tkh_plan *p, unsigned arrays,
     return r;
 }
 
+/* A columns plan's outputs go 'width' at a time, one vector of the input per row: one
+ * reduced dimension, the first kept one compact in the input and the outputs and of whole
+ * vectors, every other step of the input a whole vector, the input aligned to 16 bytes. */
+static inline int tkh_plan_column_vector(const tkh_plan *p, unsigned arrays, const void *input, unsigned width)
+{
+    const int r = p->reduced;
+    int vector = p->mode == TKH_PLAN_COLUMNS && r == 1 && p->ndim > r && p->size[r] % width == 0
+        && (uintptr_t)input % 16 == 0 && p->stride[0][r] == 1 && p->stride[0][0] % width == 0;
+    for (unsigned a = 1; a < arrays && vector; ++a)
+        vector = p->stride[a][r] == 1;
+    for (int d = r + 1; d < p->ndim && vector; ++d)
+        vector = p->stride[0][d] % width == 0;
+    return vector;
+}
+
 /* Enqueues a kernel over a plan; returns the runtime's error code (0 on success). The
- * pointers are each array's element at offset 0 (offsets may be negative). */
+ * pointers are each array's element at offset 0 (offsets may be negative). A reduction
+ * whose plan has split > 1 needs 'scratch': split * count partials of the kernel's
+ * scratch_size bytes on the device (else NULL). */
 typedef int (*tkh_launch_plan_fn)(const void *const *inputs, void *const *outputs,
-    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream);
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch,
+    void *stream);
 
 #endif

@@ -158,9 +158,10 @@ extern "C" TKH_HIDDEN int tkhk_add_f16_launch(const void *const *inputs, void *c
 }
 
 extern "C" TKH_HIDDEN int tkhk_add_f16_launch_plan(const void *const *inputs, void *const *outputs,
-    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
+    (void)scratch;
     const void *const base[3] = { inputs[0], inputs[1], outputs[0] };
     const unsigned size[3] = { 2, 2, 2 };
     unsigned transposed = 0; /* inputs read through the tiles */

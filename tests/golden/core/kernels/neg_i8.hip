@@ -136,9 +136,10 @@ extern "C" TKH_HIDDEN int tkhk_neg_i8_launch(const void *const *inputs, void *co
 }
 
 extern "C" TKH_HIDDEN int tkhk_neg_i8_launch_plan(const void *const *inputs, void *const *outputs,
-    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
+    (void)scratch;
     const void *const base[2] = { inputs[0], outputs[0] };
     const unsigned size[2] = { 1, 1 };
     unsigned transposed = 0; /* inputs read through the tiles */

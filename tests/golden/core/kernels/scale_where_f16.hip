@@ -169,9 +169,10 @@ extern "C" TKH_HIDDEN int tkhk_scale_where_f16_launch(const void *const *inputs,
 }
 
 extern "C" TKH_HIDDEN int tkhk_scale_where_f16_launch_plan(const void *const *inputs, void *const *outputs,
-    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
+    (void)scratch;
     const void *const base[4] = { inputs[0], inputs[1], outputs[0], outputs[1] };
     const unsigned size[4] = { 1, 2, 2, 1 };
     unsigned transposed = 0; /* inputs read through the tiles */

@@ -6,7 +6,10 @@
  * folds the partials the same way, applies the post step and stores the result. Over a
  * plan (tensors, chosen axes), the axis kernel folds each output's elements in one block:
  * its threads along them (rows), or 32 outputs side by side and the block's 32 rows of
- * threads splitting their elements (columns, 1024 threads). */
+ * threads splitting their elements (columns, 1024 threads). When there are too few
+ * outputs to fill the device, the plan splits each output's elements over the grid's y
+ * (at most TKH_PLAN_MAX_SPLIT blocks): each block writes a partial and a finish kernel
+ * folds them in a fixed pairwise order. */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
 #include "tokitai_hip/core_oracle/sum_f32.h"
@@ -59,11 +62,13 @@ __global__ void tkhk_sum_f32(const float *partials, unsigned count, float *out, 
 }
 
 template <bool Wide>
-__global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) tkhk_sum_f32_axes(const float *x, float *out, const tkh_plan p, int vector)
+__global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) tkhk_sum_f32_axes(const float *x, float *out, float *partials, const tkh_plan p, int vector)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
     const U outputs = (U)p.count, m = (U)p.reduce_count;
+    /* This block's share of each output's elements: [lo, hi). */
+    const U lo = (U)blockIdx.y * (U)p.chunk, hi = m - lo < (U)p.chunk ? m : lo + (U)p.chunk;
     if (p.mode == TKH_PLAN_ROWS) {
         for (U o = blockIdx.x; o < outputs; o += gridDim.x) {
             O at[2] = { 0 };
@@ -72,17 +77,18 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
             if (p.reduced == 1) { /* one reduced dimension: no division */
                 const O s0 = (O)p.stride[0][0];
                 const float *row = x + at[0];
-                const U vectors = s0 == 1 && ((uintptr_t)row & 15) == 0 ? m / 4 : 0;
+                const U vectors = s0 == 1 && ((uintptr_t)(row + lo) & 15) == 0 ? (hi - lo) / 4 : 0;
+                const sum_f32_vec *run = (const sum_f32_vec *)(row + lo);
                 for (U v = threadIdx.x; v < vectors; v += TKH_REDUCE_BLOCK) {
-                    const sum_f32_vec w = ((const sum_f32_vec *)row)[v];
+                    const sum_f32_vec w = run[v];
 #pragma unroll
                     for (int j = 0; j < 4; ++j)
                         acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(w.lane[j]));
                 }
-                for (U r = vectors * 4 + threadIdx.x; r < m; r += TKH_REDUCE_BLOCK)
+                for (U r = lo + vectors * 4 + threadIdx.x; r < hi; r += TKH_REDUCE_BLOCK)
                     acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(row[(O)r * s0]));
             } else {
-                for (U r = threadIdx.x; r < m; r += TKH_REDUCE_BLOCK) {
+                for (U r = lo + threadIdx.x; r < hi; r += TKH_REDUCE_BLOCK) {
                     O off[1] = { at[0] };
                     tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
                     acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[off[0]]));
@@ -90,7 +96,11 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
             }
             acc = tkhk_sum_f32_block_fold(acc);
             if (threadIdx.x == 0) {
+            if (gridDim.y > 1)
+                partials[(size_t)blockIdx.y * outputs + o] = acc;
+            else {
             out[at[1]] = tkh_post_sum_f32(acc, (float)m);
+            }
             }
             __syncthreads(); /* the tree is reused */
         }
@@ -112,7 +122,7 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
                 tkh_plan_offsets<Wide, 2>(p, p.reduced, p.ndim, o, at);
                 const O s0 = (O)p.stride[0][0];
 #pragma unroll 4
-                for (U r = row; r < m; r += rows) {
+                for (U r = lo + row; r < hi; r += rows) {
                     const sum_f32_vec w = *(const sum_f32_vec *)(x + at[0] + (O)r * s0);
 #pragma unroll
                     for (int j = 0; j < 4; ++j)
@@ -128,7 +138,11 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
                     __syncthreads();
                 }
                 if (row == 0 && o < outputs) {
+            if (gridDim.y > 1)
+                partials[(size_t)blockIdx.y * outputs + o + j] = column[lane];
+            else {
             out[at[1] + j] = tkh_post_sum_f32(column[lane], (float)m);
+            }
                 }
                 __syncthreads();
             }
@@ -144,10 +158,10 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
             if (p.reduced == 1) {
                 const O s0 = (O)p.stride[0][0];
 #pragma unroll 4
-                for (U r = row; r < m; r += rows)
+                for (U r = lo + row; r < hi; r += rows)
                     acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[at[0] + (O)r * s0]));
             } else {
-                for (U r = row; r < m; r += rows) {
+                for (U r = lo + row; r < hi; r += rows) {
                     O off[1] = { at[0] };
                     tkh_plan_offsets<Wide, 1>(p, 0, p.reduced, r, off);
                     acc = tkh_oracle_sum_f32(acc, tkh_map_sum_f32(x[off[0]]));
@@ -162,9 +176,34 @@ __global__ void __launch_bounds__(TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS) 
             __syncthreads();
         }
         if (row == 0 && o < outputs) {
+            if (gridDim.y > 1)
+                partials[(size_t)blockIdx.y * outputs + o] = column[lane];
+            else {
             out[at[1]] = tkh_post_sum_f32(column[lane], (float)m);
+            }
         }
         __syncthreads();
+    }
+}
+
+/* A split plan's outputs: each thread folds one output's partials in a pairwise tree, in
+ * the order of their elements. */
+template <bool Wide>
+__global__ void tkhk_sum_f32_axes_finish(const float *partials, float *out, const tkh_plan p)
+{
+    typedef typename tkh_plan_index<Wide>::U U;
+    typedef typename tkh_plan_index<Wide>::O O;
+    const U outputs = (U)p.count, m = (U)p.reduce_count;
+    for (U o = (U)blockIdx.x * blockDim.x + threadIdx.x; o < outputs; o += (U)gridDim.x * blockDim.x) {
+        float part[TKH_PLAN_MAX_SPLIT];
+        for (int y = 0; y < p.split; ++y)
+            part[y] = partials[(size_t)y * outputs + o];
+        for (int width = 1; width < p.split; width *= 2)
+            for (int y = 0; y + width < p.split; y += 2 * width)
+                part[y] = tkh_oracle_sum_f32(part[y], part[y + width]);
+        O at[2] = { 0 };
+        tkh_plan_offsets<Wide, 2>(p, p.reduced, p.ndim, o, at);
+            out[at[1]] = tkh_post_sum_f32(part[0], (float)m);
     }
 }
 
@@ -187,27 +226,30 @@ extern "C" TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *inputs, void *c
 }
 
 extern "C" TKH_HIDDEN int tkhk_sum_f32_launch_plan(const void *const *inputs, void *const *outputs,
-    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
-    if (block != (plan->mode == TKH_PLAN_ROWS ? TKH_REDUCE_BLOCK : TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS))
+    if (block != (plan->mode == TKH_PLAN_ROWS ? TKH_REDUCE_BLOCK : TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS)
+        || plan->split < 1 || plan->split > TKH_PLAN_MAX_SPLIT || (plan->split > 1 && scratch == NULL))
         return (int)hipErrorInvalidValue;
-    /* Columns as vectors: one reduced dimension, the first kept one compact in the input
-     * and the outputs, of whole vectors, and every other step of the input a whole vector. */
-    const int r = plan->reduced;
-    int vector = plan->mode == TKH_PLAN_COLUMNS && r == 1 && plan->ndim > r && plan->size[r] % 4 == 0
-        && ((uintptr_t)inputs[0] & 15) == 0 && plan->stride[0][r] == 1 && plan->stride[0][0] % 4 == 0;
-    for (unsigned a = 1; a < 2; ++a)
-        vector = vector && plan->stride[a][r] == 1;
-    for (int d = r + 1; d < plan->ndim && vector; ++d)
-        vector = plan->stride[0][d] % 4 == 0;
+    const int vector = tkh_plan_column_vector(plan, 2, inputs[0], 4);
     if (vector) {
         const int64_t blocks = (plan->count + TKH_PLAN_COLUMN_WIDTH * 4 - 1) / (TKH_PLAN_COLUMN_WIDTH * 4);
         grid = (unsigned)(blocks < (int64_t)grid ? blocks : (int64_t)grid);
     }
+    const dim3 blocks(grid, (unsigned)plan->split);
     if (plan->wide)
-        hipLaunchKernelGGL(tkhk_sum_f32_axes<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan, vector);
+        hipLaunchKernelGGL(tkhk_sum_f32_axes<true>, blocks, dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], (float *)scratch, *plan, vector);
     else
-        hipLaunchKernelGGL(tkhk_sum_f32_axes<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], *plan, vector);
+        hipLaunchKernelGGL(tkhk_sum_f32_axes<false>, blocks, dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (float *)outputs[0], (float *)scratch, *plan, vector);
+    hipError_t err = hipGetLastError();
+    if (err != hipSuccess || plan->split == 1)
+        return (int)err;
+    const int64_t finish = (plan->count + TKH_REDUCE_BLOCK - 1) / TKH_REDUCE_BLOCK;
+    const unsigned finish_grid = (unsigned)(finish < 65535 ? finish : 65535);
+    if (plan->wide)
+        hipLaunchKernelGGL(tkhk_sum_f32_axes_finish<true>, dim3(finish_grid), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream, (const float *)scratch, (float *)outputs[0], *plan);
+    else
+        hipLaunchKernelGGL(tkhk_sum_f32_axes_finish<false>, dim3(finish_grid), dim3(TKH_REDUCE_BLOCK), 0, (hipStream_t)stream, (const float *)scratch, (float *)outputs[0], *plan);
     return (int)hipGetLastError();
 }
