@@ -1,10 +1,13 @@
 /* tokitai-hip bench: throughput of the device entry points (GPU events), per-call
  * overhead against the raw launcher, and the oracle-checked host path against a raw
  * round trip (two copies in, the kernel, a copy out) and against the same bytes moved by
- * pinned copies alone, all measured in one process. Medians of many repetitions after a
- * warm-up; JSON on stdout. */
+ * pinned copies alone, all measured in one process; with --shape, the throughput of a
+ * tensor call over device tensors. Medians of many repetitions after a warm-up; JSON on
+ * stdout. */
 #define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,17 +49,21 @@ static void spread(double *v, int n, double out[3])
     } while (0)
 #define CHECK(call) CHECK_OR(call, goto done)
 
-/* Times 'reps' enqueues of kernel k after 3 warm-ups with GPU events: the device entry
- * point when grid is 0, else the raw launcher at that grid. 'times' gets the median,
- * 10th and 90th percentiles in seconds. Returns 0; 1 after a runtime failure (said on
- * stderr); 2 when the entry point failed (tkh_last_error says why). */
+/* Times 'reps' enqueues of kernel k after 3 warm-ups with GPU events: the tensor call
+ * over 'tensors' when given, else the device entry point when grid is 0, else the raw
+ * launcher at that grid. 'times' gets the median, 10th and 90th percentiles in seconds.
+ * Returns 0; 1 after a runtime failure (said on stderr); 2 when the entry point failed
+ * (tkh_last_error says why). */
 static int time_on_device(tkh_context *ctx, const tkh_kernel_info *k, const tkh_args *args,
-    size_t n, unsigned grid, hipEvent_t start, hipEvent_t stop, double *samples,
-    int reps, double times[3])
+    const tkh_tensor_args *tensors, size_t n, unsigned grid, hipEvent_t start, hipEvent_t stop,
+    double *samples, int reps, double times[3])
 {
     for (int r = -3; r < reps; ++r) {
         CHECK_OR(hipEventRecord(start, NULL), return 1);
-        if (grid == 0) {
+        if (tensors != NULL) {
+            if (tkh_tensor_call(ctx, k, tensors, NULL) != TKH_OK)
+                return 2;
+        } else if (grid == 0) {
             if (tkh_kernel_enqueue(ctx, k, args, n, NULL) != TKH_OK)
                 return 2;
         } else {
@@ -71,6 +78,15 @@ static int time_on_device(tkh_context *ctx, const tkh_kernel_info *k, const tkh_
     }
     spread(samples, reps, times);
     return 0;
+}
+
+/* Scalars: bytes 0x3F, normal values of every float width, ordinary integers (bool: 1). */
+static void bench_scalars(const tkh_kernel_info *k, unsigned char (*bytes)[8], const void **scalars)
+{
+    for (unsigned j = 0; j < k->scalar_count; ++j) {
+        memset(bytes[j], strcmp(k->scalars[j].type, "bool") == 0 ? 1 : 0x3F, 8);
+        scalars[j] = bytes[j];
+    }
 }
 
 /* One JSON object per (kernel, n). Returns 0 on success. */
@@ -92,13 +108,9 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
     }
     void *d_in[TKH_MAX_INPUTS] = { NULL }, *d_out[TKH_MAX_OUTPUTS] = { NULL }, *scratch = NULL, *d_copy = NULL;
     unsigned char *h_in[TKH_MAX_INPUTS] = { NULL }, *h_out[TKH_MAX_OUTPUTS] = { NULL };
-    /* Scalars: bytes 0x3F, normal values of every float width, ordinary integers (bool: 1). */
     unsigned char scalar_bytes[TKH_MAX_SCALARS][8];
     const void *scalars[TKH_MAX_SCALARS];
-    for (unsigned j = 0; j < k->scalar_count; ++j) {
-        memset(scalar_bytes[j], strcmp(k->scalars[j].type, "bool") == 0 ? 1 : 0x3F, 8);
-        scalars[j] = scalar_bytes[j];
-    }
+    bench_scalars(k, scalar_bytes, scalars);
     double *samples = malloc(sizeof(double) * 3 * (size_t)reps); /* three series at most */
     hipEvent_t start = NULL, stop = NULL;
     void *pinned_in = NULL, *pinned_out = NULL;
@@ -132,7 +144,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
 
     /* Device entry point, timed on the GPU; then a device-to-device copy of the first
      * input's bytes, the bandwidth an elementwise kernel is held to (bytes read + written). */
-    if ((timed = time_on_device(ctx, k, &dev_args, n, 0, start, stop, samples, reps, device)) != 0)
+    if ((timed = time_on_device(ctx, k, &dev_args, NULL, n, 0, start, stop, samples, reps, device)) != 0)
         goto fail_or_done;
     double copy[3] = { INFINITY, 0, 0 }; /* elementwise only: a reduction's output is one element */
     for (int r = -3; r < reps && k->out_count == 0; ++r) {
@@ -197,7 +209,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
         size_t used = 0;
         for (size_t m = 0; m < sizeof per_unit / sizeof per_unit[0] && units > 0; ++m) {
             double med[3];
-            if ((timed = time_on_device(ctx, k, &dev_args, n, units * per_unit[m], start,
+            if ((timed = time_on_device(ctx, k, &dev_args, NULL, n, units * per_unit[m], start,
                      stop, samples, reps, med)) != 0)
                 goto fail_or_done;
             used += (size_t)snprintf(sweep + used, sizeof sweep - used, "%s{\"blocks_per_unit\": %u, \"tb_per_s\": %.6g}",
@@ -279,6 +291,117 @@ done:
         hipHostFree(pinned_in);
     if (pinned_out)
         hipHostFree(pinned_out);
+    free(samples);
+    if (start)
+        hipEventDestroy(start);
+    if (stop)
+        hipEventDestroy(stop);
+    return rc;
+}
+
+/* Appends to the string in buf, truncating at its size. */
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+    const size_t used = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (used + 1 < size)
+        vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+static void append_dims(char *buf, size_t size, int ndim, const int64_t *dims)
+{
+    append(buf, size, "[");
+    for (int d = 0; d < ndim; ++d)
+        append(buf, size, "%s%" PRId64, d ? ", " : "", dims[d]);
+    append(buf, size, "]");
+}
+
+/* One JSON object per tensor case: t's shapes and layouts on the device, the inputs
+ * copied from t's host tensors. */
+int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool_tensors *t,
+    const tkh_oracle_policy *check, int reps, int first)
+{
+    int rc = 1, timed = 0;
+    const tkh_device_report *d = tkh_context_device(ctx);
+#ifdef TKH_PLATFORM_NVIDIA
+    const DLDevice where = { kDLCUDA, d->selected };
+#else
+    const DLDevice where = { kDLROCM, d->selected };
+#endif
+    DLTensor dev[TKH_MAX_ARRAYS];
+    const DLTensor *in[TKH_MAX_INPUTS] = { NULL }, *out[TKH_MAX_OUTPUTS] = { NULL };
+    memset(dev, 0, sizeof dev);
+    unsigned char scalar_bytes[TKH_MAX_SCALARS][8];
+    const void *scalars[TKH_MAX_SCALARS];
+    bench_scalars(k, scalar_bytes, scalars);
+    double *samples = malloc(sizeof(double) * (size_t)reps), device[3] = { 0 };
+    hipEvent_t start = NULL, stop = NULL;
+    const tkh_oracle_policy off = { TKH_ORACLE_OFF, 0, 0 };
+    /* Bytes moved: each input's own elements read once, plus the outputs written once (a
+     * broadcast row [C] counts its C elements, not the output's R x C; a transposed input
+     * all of its elements): what the kernel must move at least, as scripts/bench_tensor.py
+     * counts them. Every tool tensor is dense, so that is its buffer's size. */
+    double bytes = 0;
+    if (samples == NULL)
+        goto done;
+    for (unsigned a = 0; a < t->arrays; ++a) {
+        dev[a] = t->t[a];
+        dev[a].data = NULL;
+        dev[a].device = where;
+        CHECK(hipMalloc(&dev[a].data, t->bytes[a] ? t->bytes[a] : 1));
+        if (a < k->arity)
+            CHECK(hipMemcpy(dev[a].data, t->t[a].data, t->bytes[a], hipMemcpyHostToDevice));
+        *(a < k->arity ? &in[a] : &out[a - k->arity]) = &dev[a];
+        bytes += (double)t->bytes[a];
+    }
+    const tkh_tensor_args args = { in, k->arity, out, k->output_count, scalars, k->scalar_count, t->axes,
+        t->axis_count, t->keepdims, NULL };
+    /* One call checked by the oracle first (under --oracle, through the device path's own
+     * check), so that what is timed is known to be right; then the timed calls, unchecked. */
+    if (check->mode != TKH_ORACLE_OFF && (tkh_context_set_device_oracle(ctx, check) != TKH_OK
+            || tkh_tensor_call(ctx, k, &args, NULL) != TKH_OK || tkh_context_set_device_oracle(ctx, &off) != TKH_OK))
+        goto fail;
+    CHECK(hipEventCreate(&start));
+    CHECK(hipEventCreate(&stop));
+    if ((timed = time_on_device(ctx, k, NULL, &args, 0, 0, start, stop, samples, reps, device)) != 0)
+        goto fail_or_done;
+
+    const int reduction = strcmp(k->shape, "reduction") == 0;
+    char shapes[4096] = "", transposed[64] = "", axes[128] = "null", out_shape[512] = "";
+    for (unsigned i = 0; i < k->arity; ++i) {
+        append(shapes, sizeof shapes, i ? ", " : "");
+        append_dims(shapes, sizeof shapes, t->t[i].ndim, t->shape[i]);
+        if ((t->transposed >> i) & 1)
+            append(transposed, sizeof transposed, "%s%u", transposed[0] ? ", " : "", i);
+    }
+    if (reduction) { /* as non-negative indices; none given: every axis */
+        const int ndim = t->t[0].ndim;
+        snprintf(axes, sizeof axes, "[");
+        for (unsigned j = 0; j < (t->axis_count ? t->axis_count : (unsigned)ndim); ++j)
+            append(axes, sizeof axes, "%s%" PRId64, j ? ", " : "",
+                t->axis_count == 0 ? (int64_t)j : t->axes[j] < 0 ? t->axes[j] + ndim : t->axes[j]);
+        append(axes, sizeof axes, "]");
+    }
+    append_dims(out_shape, sizeof out_shape, t->t[k->arity].ndim, t->shape[k->arity]);
+    printf("%s  {\"op\": \"%s\", \"type\": \"%s\", \"shapes\": [%s], \"transpose\": [%s], \"axes\": %s,"
+           " \"keepdims\": %s,\n   \"output_shape\": %s, \"bytes\": %.0f, \"reps\": %d,\n"
+           "   \"device_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g}, \"device_tb_per_s\": %.6g}",
+        first ? "" : ",\n", k->op, k->type, shapes, transposed, axes, reduction && t->keepdims ? "true" : "false",
+        out_shape, bytes, reps, device[0], device[1], device[2], bytes / device[0] * 1e-12);
+    fflush(stdout);
+    rc = 0;
+    goto done;
+fail_or_done:
+    if (timed == 1)
+        goto done;
+fail:
+    fprintf(stderr, "tokitai-hip: bench %s_%s over tensors: %s\n", k->op, k->type, tkh_last_error());
+done:
+    tkh_context_set_device_oracle(ctx, &off); /* after a failed check too (and after its message) */
+    for (unsigned a = 0; a < TKH_MAX_ARRAYS; ++a)
+        hipFree(dev[a].data);
     free(samples);
     if (start)
         hipEventDestroy(start);

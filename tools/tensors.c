@@ -1,4 +1,5 @@
 /* The tool's host tensors (tensors.h). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,47 +22,69 @@ static int parse_dims(const char *text, int64_t *dims, int most, int negative)
     return n;
 }
 
-/* A tensor of 'ndim' dimensions over a new buffer: compact row-major, or reversed in
- * memory ('transposed': the layout of a transpose's view). */
-static int make_one(tool_tensors *t, unsigned a, const tkh_operand *op, int ndim, int transposed,
-    uint64_t *state, int fill)
+/* "[4096, 4096]", as the library writes shapes. */
+static const char *format_dims(char *buf, size_t size, int ndim, const int64_t *dims)
 {
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (int d = 0; d < ndim && used < size; ++d)
+        used += (size_t)snprintf(buf + used, size - used, "%s%" PRId64, d ? ", " : "", dims[d]);
+    if (used < size)
+        snprintf(buf + used, size - used, "]");
+    return buf;
+}
+
+/* Array a's strides over its shape, compact row-major or reversed in memory ('transposed':
+ * the layout of a transpose's view), and its bytes. A shape of more than 2^62 bytes (past
+ * any memory, and before a size could overflow) is refused, naming 'text' (its --shape;
+ * NULL: an output). */
+static int lay_out(tool_tensors *t, const tkh_kernel_info *k, unsigned a, int ndim, int transposed,
+    const char *text)
+{
+    const tkh_operand *op = a < k->arity ? &k->inputs[a] : &k->outputs[a - k->arity];
+    double bytes = (double)op->size;
+    for (int d = 0; d < ndim; ++d)
+        bytes *= (double)t->shape[a][d];
+    if (bytes > 0x1p62) {
+        char s[400];
+        fprintf(stderr, "tokitai-hip: %s%s%s of %s_%s is too large: %.4g bytes (shape %s), expected at most 2^62\n",
+            text ? "--shape '" : "output ", text ? text : op->name, text ? "'" : "", k->op, k->type, bytes,
+            format_dims(s, sizeof s, ndim, t->shape[a]));
+        return 2;
+    }
     int64_t count = 1;
     for (int d = 0; d < ndim; ++d) {
         const int dim = transposed ? d : ndim - 1 - d;
         t->strides[a][dim] = count;
         count *= t->shape[a][dim];
     }
-    const size_t bytes = (size_t)count * op->size;
-    unsigned char *data = malloc(bytes ? bytes : 1);
-    if (data == NULL) {
-        fprintf(stderr, "tokitai-hip: allocating %zu bytes of host memory failed\n", bytes);
-        return 2;
-    }
-    for (size_t i = 0; fill && i < bytes; i += 8) {
-        const uint64_t r = tkh_tool_random(state);
-        memcpy(data + i, &r, bytes - i < 8 ? bytes - i : 8);
-    }
-    if (fill && strcmp(op->type, "bool") == 0)
-        for (size_t i = 0; i < bytes; ++i)
-            data[i] &= 1;
+    t->bytes[a] = (size_t)count * op->size;
     DLDataType dtype;
     tkh_dlpack_dtype(op->type, &dtype);
-    t->t[a] = (DLTensor){ data, { kDLCPU, 0 }, ndim, dtype, t->shape[a], t->strides[a], 0 };
+    t->t[a] = (DLTensor){ NULL, { kDLCPU, 0 }, ndim, dtype, t->shape[a], t->strides[a], 0 };
+    *(a >= k->arity ? &t->out[a - k->arity] : &t->in[a]) = &t->t[a];
     return 0;
 }
 
-int tool_tensors_make(tool_tensors *t, const tkh_kernel_info *k, const char *const *shapes,
-    unsigned shape_count, unsigned transposed, const char *axes, int keepdims, uint64_t *state)
+int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *const *shapes,
+    unsigned shape_count, unsigned transposed, const char *axes, int keepdims)
 {
     memset(t, 0, sizeof *t);
+    t->transposed = transposed;
+    t->keepdims = keepdims;
     if (shape_count != 1 && shape_count != k->arity) {
         fprintf(stderr, "tokitai-hip: %s_%s takes %u inputs: give one --shape for all, or one each (got %u)\n",
             k->op, k->type, k->arity, shape_count);
         return 2;
     }
+    for (unsigned i = k->arity; i < 32; ++i)
+        if ((transposed >> i) & 1) {
+            fprintf(stderr, "tokitai-hip: --transpose %u: %s_%s has %u input%s, expected 0 to %d\n", i, k->op,
+                k->type, k->arity, k->arity == 1 ? "" : "s", (int)k->arity - 1);
+            return 2;
+        }
     int ndim[TKH_MAX_INPUTS], out_ndim = 0;
     int64_t out_shape[TKH_MAX_DIMS];
+    char s[400];
     for (unsigned i = 0; i < k->arity; ++i) {
         const char *text = shapes[shape_count == 1 ? 0 : i];
         if ((ndim[i] = parse_dims(text, t->shape[i], TKH_MAX_DIMS, 0)) < 0) {
@@ -71,25 +94,47 @@ int tool_tensors_make(tool_tensors *t, const tkh_kernel_info *k, const char *con
         }
         out_ndim = ndim[i] > out_ndim ? ndim[i] : out_ndim;
     }
-    /* NumPy's broadcast for elementwise outputs (the library names a mismatch); a
-     * reduction's outputs: the input's shape without (or with 1 at) the axes. */
+    /* NumPy's broadcast for elementwise outputs, checked here as the library checks it so
+     * that a mismatch is a usage error before any device is needed; a reduction's
+     * outputs: the input's shape without (or with 1 at) the axes. */
     for (int d = 0; d < out_ndim; ++d)
         out_shape[d] = 1;
     for (unsigned i = 0; i < k->arity; ++i)
-        for (int d = 0; d < ndim[i]; ++d)
+        for (int d = 0; d < ndim[i]; ++d) {
+            int64_t *b = &out_shape[out_ndim - ndim[i] + d];
+            if (t->shape[i][d] != 1 && *b != 1 && *b != t->shape[i][d]) {
+                fprintf(stderr, "tokitai-hip: --shape '%s' (input %u of %s_%s) does not broadcast with the inputs "
+                    "before it (%s so far): dimension %d is %" PRId64 ", expected %" PRId64 " or 1\n",
+                    shapes[shape_count == 1 ? 0 : i], i, k->op, k->type, format_dims(s, sizeof s, out_ndim, out_shape),
+                    d, t->shape[i][d], *b);
+                return 2;
+            }
             if (t->shape[i][d] != 1)
-                out_shape[out_ndim - ndim[i] + d] = t->shape[i][d];
+                *b = t->shape[i][d];
+        }
     if (strcmp(k->shape, "reduction") == 0) {
         int reduced[TKH_MAX_DIMS] = { 0 }, n = axes ? parse_dims(axes, t->axes, TKH_MAX_DIMS, 1) : 0;
         if (n < 0) {
-            fprintf(stderr, "tokitai-hip: --axes '%s' is not a list like 0,-1\n", axes);
+            fprintf(stderr, "tokitai-hip: --axes '%s' is not a list like 0,-1 (at most %d)\n", axes, TKH_MAX_DIMS);
             return 2;
         }
         t->axis_count = (unsigned)n;
         for (int j = 0; j < n; ++j) {
             const int64_t a = t->axes[j] < 0 ? t->axes[j] + out_ndim : t->axes[j];
-            if (a >= 0 && a < out_ndim)
-                reduced[a] = 1;
+            if (a < 0 || a >= out_ndim) {
+                char range[64] = "no axis (no dimensions)";
+                if (out_ndim > 0)
+                    snprintf(range, sizeof range, "%d to %d", -out_ndim, out_ndim - 1);
+                fprintf(stderr, "tokitai-hip: --axes '%s': axis %" PRId64 " is out of range for input 0 of %s_%s, "
+                    "shape %s: expected %s\n", axes, t->axes[j], k->op, k->type,
+                    format_dims(s, sizeof s, out_ndim, out_shape), range);
+                return 2;
+            }
+            if (reduced[a]) {
+                fprintf(stderr, "tokitai-hip: --axes '%s': axis %" PRId64 " is given twice\n", axes, t->axes[j]);
+                return 2;
+            }
+            reduced[a] = 1;
         }
         int m = 0;
         for (int d = 0; d < out_ndim; ++d)
@@ -102,13 +147,36 @@ int tool_tensors_make(tool_tensors *t, const tkh_kernel_info *k, const char *con
         const int output = a >= k->arity;
         if (output)
             memcpy(t->shape[a], out_shape, sizeof out_shape);
-        const int rc = make_one(t, a, output ? &k->outputs[a - k->arity] : &k->inputs[a],
-            output ? out_ndim : ndim[a], !output && ((transposed >> a) & 1), state, !output);
+        const int rc = lay_out(t, k, a, output ? out_ndim : ndim[a], !output && ((transposed >> a) & 1),
+            output ? NULL : shapes[shape_count == 1 ? 0 : a]);
         if (rc != 0)
             return rc;
-        *(output ? &t->out[a - k->arity] : &t->in[a]) = &t->t[a];
     }
     return 0;
+}
+
+int tool_tensors_make(tool_tensors *t, const tkh_kernel_info *k, const char *const *shapes,
+    unsigned shape_count, unsigned transposed, const char *axes, int keepdims, uint64_t *state)
+{
+    const int rc = tool_tensors_shape(t, k, shapes, shape_count, transposed, axes, keepdims);
+    for (unsigned a = 0; a < t->arrays && rc == 0; ++a) {
+        const size_t bytes = t->bytes[a];
+        unsigned char *data = t->t[a].data = malloc(bytes ? bytes : 1);
+        if (data == NULL) {
+            fprintf(stderr, "tokitai-hip: allocating %zu bytes of host memory failed\n", bytes);
+            return 2;
+        }
+        if (a >= k->arity)
+            continue; /* outputs: written by the kernel */
+        for (size_t i = 0; i < bytes; i += 8) {
+            const uint64_t r = tkh_tool_random(state);
+            memcpy(data + i, &r, bytes - i < 8 ? bytes - i : 8);
+        }
+        if (strcmp(k->inputs[a].type, "bool") == 0)
+            for (size_t i = 0; i < bytes; ++i)
+                data[i] &= 1;
+    }
+    return rc;
 }
 
 void tool_tensors_free(tool_tensors *t)

@@ -25,6 +25,9 @@ static const char *const USAGE =
     "       tokitai-hip selftest [--n N] [--seed S] [--device N]\n"
     "       tokitai-hip bench OPS TYPES [--sizes N,N...] [--reps R] [--oracle full|off|sampled:K]\n"
     "                                   [--device N]   (lists: add,sub; --oracle: the host path's)\n"
+    "       tokitai-hip bench OPS TYPES --shape D,D... [--shape ...] [--transpose I] [--axes A,A...]\n"
+    "                                   [--keepdims] [--reps R] [--oracle ...] [--seed S] [--device N]\n"
+    "                                   (device tensors, as run takes them; --oracle: one call first)\n"
     "       tokitai-hip accuracy OPS|all TYPES|all [--n SAMPLES] [--seed S] [--device N]\n"
     "                                   (kernels under the ulp rule; unary f16/bf16/f32: every input)\n"
     "       tokitai-hip version\n";
@@ -407,6 +410,8 @@ typedef struct bench_run {
     const char *op;
     const char *type;
     int first;
+    int dry;                        /* --shape: only check every case's shapes */
+    const tkh_oracle_policy *check; /* --shape: the checked call before the timing */
 } bench_run;
 
 static int bench_size(const char *item, void *arg)
@@ -424,10 +429,24 @@ static int bench_size(const char *item, void *arg)
 static int bench_type(const char *item, void *arg)
 {
     bench_run *b = arg;
+    const options *o = b->o;
     b->type = item;
-    if (tkh_registry_find(tkh_registry_core(), b->op, b->type) == NULL) {
-        fprintf(stderr, "tokitai-hip: bench: no kernel for %s %s, skipped\n", b->op, b->type);
+    const tkh_kernel_info *k = tkh_registry_find(tkh_registry_core(), b->op, b->type);
+    if (k == NULL) {
+        if (!b->dry)
+            fprintf(stderr, "tokitai-hip: bench: no kernel for %s %s, skipped\n", b->op, b->type);
         return 0;
+    }
+    if (o->shape_count > 0) {
+        tool_tensors t;
+        uint64_t state = o->have_seed ? o->seed : 1;
+        if (b->dry)
+            return tool_tensors_shape(&t, k, o->shapes, o->shape_count, o->transposed, o->axes, o->keepdims);
+        int rc = tool_tensors_make(&t, k, o->shapes, o->shape_count, o->transposed, o->axes, o->keepdims, &state)
+            != 0 ? 1 : tkh_bench_tensor_case(b->ctx, k, &t, b->check, o->reps ? o->reps : 100, b->first);
+        tool_tensors_free(&t);
+        b->first = 0;
+        return rc;
     }
     return each_item(b->o->sizes ? b->o->sizes : "1024,1048576,16777216,268435456", bench_size, b);
 }
@@ -443,10 +462,19 @@ static int cmd_bench(const options *o)
 {
     if (o->positional_count != 2)
         return usage_error("bench needs OPS and TYPES (comma-separated lists)%s", "");
+    if (o->shape_count > 0 && o->sizes != NULL)
+        return usage_error("bench takes --sizes or --shape, not both (got --sizes %s and --shape)", o->sizes);
+    if (o->shape_count == 0 && (o->transposed || o->axes || o->keepdims))
+        return usage_error("bench takes --transpose, --axes and --keepdims only with --shape%s", "");
     tkh_oracle_policy policy;
     if (parse_oracle(o, o->have_seed ? o->seed : 1, &policy) != 0)
         return 2;
-    bench_run b = { o, NULL, NULL, NULL, 1 };
+    bench_run b = { o, NULL, NULL, NULL, 1, 1, &policy };
+    /* Every case's shapes first: a bad one is a usage error, also where there is no device. */
+    int rc = o->shape_count > 0 ? each_item(o->positional[0], bench_op, &b) : 0;
+    if (rc != 0)
+        return rc;
+    b.dry = 0;
     tkh_status st = tkh_context_create(&b.ctx, o->device);
     if (st == TKH_OK)
         st = tkh_context_set_oracle(b.ctx, &policy);
@@ -458,7 +486,7 @@ static int cmd_bench(const options *o)
     const tkh_device_report *d = tkh_context_device(b.ctx);
     printf("{\"device\": \"%s\", \"arch\": \"%s\", \"oracle\": \"%s\", \"host_checks\": \"%s\",\n"
            " \"results\": [\n", d->name, d->arch, o->oracle ? o->oracle : "full", tkh_host_check_level());
-    int rc = each_item(o->positional[0], bench_op, &b);
+    rc = each_item(o->positional[0], bench_op, &b);
     printf("\n]}\n");
     tkh_context_destroy(b.ctx);
     return rc;

@@ -3,7 +3,7 @@
 # documented code and valgrind must report nothing.
 #   cmake -DVALGRIND=... -DTOOL=... -P tool_valgrind.cmake
 set(hide CUDA_VISIBLE_DEVICES=-1 HIP_VISIBLE_DEVICES=-1 ROCR_VISIBLE_DEVICES=-1)
-# "expected exit code|arguments" (0 success, 1 no device, 2 usage error)
+# "expected exit code|arguments[|regex stderr must match]" (0 success, 1 no device, 2 usage error)
 set(cases
   "0|--help"
   "0|list"
@@ -20,20 +20,35 @@ set(cases
   "2|bench add"
   "2|bench add i32 --oracle sometimes"
   "1|bench add i32 --sizes 16 --oracle off"
+  "2|bench add f32 --shape 64,64 --sizes 1024|bench takes --sizes or --shape, not both"
+  "2|bench add f32 --shape 64x64|--shape '64x64' is not a list of sizes like 4096,4096"
+  "2|bench add f32 --shape 64,64 --shape 63|--shape '63' .input 1 of add_f32. does not broadcast.*dimension 0 is 63, expected 64 or 1"
+  "2|bench sum f32 --shape 64,64 --axes 2|--axes '2': axis 2 is out of range .*expected -2 to 1"
+  "2|bench sum f32 --shape 64,64 --axes 1,-1|axis -1 is given twice"
+  "2|bench add f32 --shape 64,64 --transpose 2|--transpose 2: add_f32 has 2 inputs, expected 0 to 1"
+  "2|bench add f32 --keepdims|only with --shape"
+  "2|run add f32 --shape 64,64 --shape 63|does not broadcast"
+  "1|bench add f32 --shape 64,64 --shape 64 --transpose 0|TKH_ERR_NO_DEVICE"
+  "1|bench sum f32 --shape 64,64 --axes 1 --keepdims --oracle off|TKH_ERR_NO_DEVICE"
   "2|frobnicate")
 set(failures "")
 foreach(case IN LISTS cases)
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 want)
   list(GET parts 1 args)
+  set(expect "")
+  list(LENGTH parts fields)
+  if(fields GREATER 2)
+    list(GET parts 2 expect)
+  endif()
   separate_arguments(args UNIX_COMMAND "${args}")
   execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${hide}
       "${VALGRIND}" --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
       -q "${TOOL}" ${args}
     RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
   string(REGEX MATCHALL "==[0-9]+==[^\n]*" reports "${err}")
-  if(NOT rc STREQUAL want OR reports)
-    string(APPEND failures "\n  tokitai-hip ${args}: exit ${rc} (expected ${want})${reports}")
+  if(NOT rc STREQUAL want OR reports OR NOT err MATCHES "${expect}")
+    string(APPEND failures "\n  tokitai-hip ${args}: exit ${rc} (expected ${want}; stderr must match '${expect}')${reports}\n${err}")
   else()
     message(STATUS "ok: tokitai-hip ${args} (exit ${rc})")
   endif()
