@@ -134,57 +134,84 @@ __global__ void $(k.symbol)_plan($(table.concat(params, ", ")), const tkh_plan p
     }
 }
 
-@ local tile_bytes = 0
-@ for _, x in ipairs(k.inputs) do tile_bytes = tile_bytes + 32 * 33 * (x.type.bits // 8) end
-@ local tiles = tile_bytes <= 32768
+@ -- Tiles of E x E elements, E = 32 H: H = 2 (16 elements per thread) where the tiles of
+@ -- every input fit in 40 KB, else 32 (4 per thread) within 32 KB, else no tiles. Rows of a
+@ -- tile are padded to an odd count of 4-byte words: no bank conflicts reading its columns.
+@ local function pad(x) local b = x.type.bits // 8; return b >= 4 and 1 or 4 // b end
+@ local function tile_bytes(E)
+@   local bytes = 0
+@   for _, x in ipairs(k.inputs) do bytes = bytes + E * (E + pad(x)) * (x.type.bits // 8) end
+@   return bytes
+@ end
+@ local H = tile_bytes(64) <= 40960 and 2 or 1
+@ local E, J = 32 * H, 4 * H
+@ local tiles = tile_bytes(E) <= (H == 2 and 40960 or 32768)
 @ if tiles then
 /* Over a plan of two dimensions where an input steps 1 along dimension 1 and not along
- * dimension 0 (a transposed view): 32 x 32 tiles, such inputs read along their own
+ * dimension 0 (a transposed view): $(E) x $(E) tiles, such inputs read along their own
  * contiguous dimension into shared memory, everything else along dimension 0, so that
- * every global access is coalesced. 32 x 8 threads, four elements each. */
+ * every global access is coalesced. 32 x 8 threads, $(H * J) elements each; every input's
+ * loads are issued before the first wait, so that they are in flight together. */
 template <bool Wide>
-__global__ void $(k.symbol)_tiled($(table.concat(params, ", ")), const tkh_plan p, unsigned transposed)
+__global__ void __launch_bounds__(256) $(k.symbol)_tiled($(table.concat(params, ", ")), const tkh_plan p, unsigned transposed)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
 @   for _, x in ipairs(k.inputs) do
-    __shared__ $(x.type.c) t_$(x.name)[32][33];
+    __shared__ $(x.type.c) t_$(x.name)[$(E)][$(E + pad(x))];
 @   end
     const U size0 = (U)p.size[0], size1 = (U)p.size[1];
-    const U tiles0 = (size0 + 31) / 32, tiles = tiles0 * ((size1 + 31) / 32);
+    const U tiles0 = (size0 + $(E - 1)) / $(E), tiles = tiles0 * ((size1 + $(E - 1)) / $(E));
     const unsigned tx = threadIdx.x % 32, ty = threadIdx.x / 32;
     for (U tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const U first1 = tile / tiles0 * 32, first0 = (tile % tiles0) * 32;
+        const U first1 = tile / tiles0 * $(E), first0 = (tile % tiles0) * $(E);
+@   for _, x in ipairs(k.inputs) do
+        $(x.type.c) r_$(x.name)[$(H)][$(J)];
+        {
+            const int across = (transposed & $(1 << x.index)u) != 0; /* along dimension 1 */
+#pragma unroll
+            for (int h = 0; h < $(H); ++h)
+#pragma unroll
+                for (int j = 0; j < $(J); ++j) {
+                    const U i0 = first0 + (across ? ty + 8 * j : tx + 32 * h);
+                    const U i1 = first1 + (across ? tx + 32 * h : ty + 8 * j);
+                    if (i0 < size0 && i1 < size1)
+                        r_$(x.name)[h][j] = p_$(x.name)[(O)i0 * (O)p.stride[$(x.index)][0] + (O)i1 * (O)p.stride[$(x.index)][1]];
+                }
+        }
+@   end
 @   for _, x in ipairs(k.inputs) do
         if (transposed & $(1 << x.index)u) {
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const U i0 = first0 + ty + 8 * j, i1 = first1 + tx;
-                if (i0 < size0 && i1 < size1)
-                    t_$(x.name)[ty + 8 * j][tx] = p_$(x.name)[(O)i0 * (O)p.stride[$(x.index)][0] + (O)i1 * (O)p.stride[$(x.index)][1]];
-            }
+            for (int h = 0; h < $(H); ++h)
+#pragma unroll
+                for (int j = 0; j < $(J); ++j)
+                    if (first0 + ty + 8 * j < size0 && first1 + tx + 32 * h < size1)
+                        t_$(x.name)[ty + 8 * j][tx + 32 * h] = r_$(x.name)[h][j];
         }
 @   end
         __syncthreads();
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const U i0 = first0 + tx, i1 = first1 + ty + 8 * j;
-            if (i0 < size0 && i1 < size1) {
+        for (int h = 0; h < $(H); ++h)
+#pragma unroll
+            for (int j = 0; j < $(J); ++j) {
+                const U i0 = first0 + tx + 32 * h, i1 = first1 + ty + 8 * j;
+                if (i0 < size0 && i1 < size1) {
 @   local tiled_elems = {}
 @   for _, x in ipairs(k.args) do
 @     if x.scalar then
 @       tiled_elems[#tiled_elems + 1] = "p_" .. x.name
 @     else
 @       tiled_elems[#tiled_elems + 1] = "e_" .. x.name
-                const $(x.type.c) e_$(x.name) = (transposed & $(1 << x.index)u) ? t_$(x.name)[tx][ty + 8 * j]
-                    : p_$(x.name)[(O)i0 * (O)p.stride[$(x.index)][0] + (O)i1 * (O)p.stride[$(x.index)][1]];
+                    const $(x.type.c) e_$(x.name) = (transposed & $(1 << x.index)u) ? t_$(x.name)[tx + 32 * h][ty + 8 * j]
+                        : r_$(x.name)[h][j];
 @     end
 @   end
 @   for _, o in ipairs(k.outputs) do
-                p_$(o.name)[(O)i0 * (O)p.stride[$(#k.inputs + o.index)][0] + (O)i1 * (O)p.stride[$(#k.inputs + o.index)][1]] = $(o.fn)($(table.concat(tiled_elems, ", ")));
+                    p_$(o.name)[(O)i0 * (O)p.stride[$(#k.inputs + o.index)][0] + (O)i1 * (O)p.stride[$(#k.inputs + o.index)][1]] = $(o.fn)($(table.concat(tiled_elems, ", ")));
 @   end
+                }
             }
-        }
         __syncthreads(); /* the tiles are reused */
     }
 }
@@ -221,7 +248,7 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
         if (plan->stride[a][0] != 0 && plan->stride[a][0] != 1 && plan->stride[a][1] == 1)
             transposed |= 1u << a;
     if (transposed != 0 && block == 256 && !plan->wide) {
-        const int64_t tiles = (plan->size[0] + 31) / 32 * ((plan->size[1] + 31) / 32);
+        const int64_t tiles = (plan->size[0] + $(E - 1)) / $(E) * ((plan->size[1] + $(E - 1)) / $(E));
         grid = (unsigned)(tiles < (int64_t)grid ? tiles : (int64_t)grid);
         hipLaunchKernelGGL($(k.symbol)_tiled<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
             $(table.concat(casts, ", ")), *plan, transposed);

@@ -28,7 +28,7 @@ static const char *const evidence[] = $(list(contract.required_evidence));
 @ end
 @ for _, k in ipairs(kernels) do
 TKH_HIDDEN int $(k.launch)(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN int $(k.launch)_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
+TKH_HIDDEN int $(k.launch)_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t $(k.check)(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 @   if k.op.shape == "reduction" then
 TKH_HIDDEN void $(k.check)_fold(const void *, size_t, size_t, tkh_fold *);

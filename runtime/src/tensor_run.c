@@ -45,7 +45,7 @@ static void plan_shape(const tkh_context *ctx, tkhi_tensor_call *c, tkh_plan *p,
         blocks = (p->count + width - 1) / width;
         blocks = blocks < cap ? blocks : cap;
         const int64_t want = units * (rows ? TKHI_SPLIT_ROWS_PER_UNIT : TKHI_SPLIT_COLUMNS_PER_UNIT);
-        int64_t split = blocks < want ? (want + blocks - 1) / blocks : 1;
+        int64_t split = blocks > 0 ? want / blocks : 1; /* rounded down: one wave of blocks, no tail */
         const int64_t most = p->reduce_count / (rows ? TKHI_SPLIT_ROWS_LEAST : TKHI_SPLIT_COLUMNS_LEAST);
         split = split < most ? split : most;
         split = split < TKH_PLAN_MAX_SPLIT ? split : TKH_PLAN_MAX_SPLIT;

@@ -12,7 +12,7 @@ static const char *const targets[] = { "gfx90a:xnack-", "gfx1030", NULL };
 static const char *const evidence[] = { "admission: the kernel was built for the selected device's architecture", "exactness: every output element was compared with the CPU oracle and equal", "provenance: kernel source, compiler, build and device fingerprints recorded", NULL };
 
 TKH_HIDDEN int tkhk_add_i32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN int tkhk_add_i32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
+TKH_HIDDEN int tkhk_add_i32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_add_i32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const add_i32_obligations[] = { "lhs, rhs and out are dense i32 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_i32_degradations[] = { "integer overflow wraps instead of trapping", NULL };
@@ -59,7 +59,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_i32 = {
 };
 
 TKH_HIDDEN int tkhk_add_f16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN int tkhk_add_f16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
+TKH_HIDDEN int tkhk_add_f16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const add_f16_obligations[] = { "lhs, rhs and out are dense f16 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_f16_degradations[] = { NULL };
@@ -106,7 +106,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_f16 = {
 };
 
 TKH_HIDDEN int tkhk_neg_i8_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN int tkhk_neg_i8_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
+TKH_HIDDEN int tkhk_neg_i8_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const neg_i8_obligations[] = { "in and out are dense i8 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const neg_i8_degradations[] = { NULL };
@@ -153,7 +153,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8 = {
 };
 
 TKH_HIDDEN int tkhk_sum_f32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN int tkhk_sum_f32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
+TKH_HIDDEN int tkhk_sum_f32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_sum_f32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 TKH_HIDDEN void tkhi_check_sum_f32_fold(const void *, size_t, size_t, tkh_fold *);
 TKH_HIDDEN void tkhi_check_sum_f32_merge(tkh_fold *, const tkh_fold *);
@@ -206,7 +206,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32 = {
 };
 
 TKH_HIDDEN int tkhk_softsign_bf16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN int tkhk_softsign_bf16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
+TKH_HIDDEN int tkhk_softsign_bf16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_softsign_bf16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const softsign_bf16_obligations[] = { "in and out are dense bf16 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_bf16_degradations[] = { NULL };
@@ -253,7 +253,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_bf16 = {
 };
 
 TKH_HIDDEN int tkhk_softsign_f32_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN int tkhk_softsign_f32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
+TKH_HIDDEN int tkhk_softsign_f32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_softsign_f32(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const softsign_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_f32_degradations[] = { NULL };
@@ -300,7 +300,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_f32 = {
 };
 
 TKH_HIDDEN int tkhk_scale_where_f16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
-TKH_HIDDEN int tkhk_scale_where_f16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *);
+TKH_HIDDEN int tkhk_scale_where_f16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_scale_where_f16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 static const char *const scale_where_f16_obligations[] = { "keep, x, out and negative are dense buffers of n elements each (keep bool, x f16, out f16, negative bool)", "the kernel indexes keep, x, out and negative by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "the outputs are copied back and compared with the CPU oracle, the semantic authority", "s is passed by value, the same for every element", NULL };
 static const char *const scale_where_f16_degradations[] = { NULL };

@@ -84,38 +84,54 @@ __global__ void tkhk_softsign_f32_plan(const float *p_a, float *p_out, const tkh
 }
 
 /* Over a plan of two dimensions where an input steps 1 along dimension 1 and not along
- * dimension 0 (a transposed view): 32 x 32 tiles, such inputs read along their own
+ * dimension 0 (a transposed view): 64 x 64 tiles, such inputs read along their own
  * contiguous dimension into shared memory, everything else along dimension 0, so that
- * every global access is coalesced. 32 x 8 threads, four elements each. */
+ * every global access is coalesced. 32 x 8 threads, 16 elements each; every input's
+ * loads are issued before the first wait, so that they are in flight together. */
 template <bool Wide>
-__global__ void tkhk_softsign_f32_tiled(const float *p_a, float *p_out, const tkh_plan p, unsigned transposed)
+__global__ void __launch_bounds__(256) tkhk_softsign_f32_tiled(const float *p_a, float *p_out, const tkh_plan p, unsigned transposed)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
-    __shared__ float t_a[32][33];
+    __shared__ float t_a[64][65];
     const U size0 = (U)p.size[0], size1 = (U)p.size[1];
-    const U tiles0 = (size0 + 31) / 32, tiles = tiles0 * ((size1 + 31) / 32);
+    const U tiles0 = (size0 + 63) / 64, tiles = tiles0 * ((size1 + 63) / 64);
     const unsigned tx = threadIdx.x % 32, ty = threadIdx.x / 32;
     for (U tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const U first1 = tile / tiles0 * 32, first0 = (tile % tiles0) * 32;
+        const U first1 = tile / tiles0 * 64, first0 = (tile % tiles0) * 64;
+        float r_a[2][8];
+        {
+            const int across = (transposed & 1u) != 0; /* along dimension 1 */
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    const U i0 = first0 + (across ? ty + 8 * j : tx + 32 * h);
+                    const U i1 = first1 + (across ? tx + 32 * h : ty + 8 * j);
+                    if (i0 < size0 && i1 < size1)
+                        r_a[h][j] = p_a[(O)i0 * (O)p.stride[0][0] + (O)i1 * (O)p.stride[0][1]];
+                }
+        }
         if (transposed & 1u) {
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const U i0 = first0 + ty + 8 * j, i1 = first1 + tx;
-                if (i0 < size0 && i1 < size1)
-                    t_a[ty + 8 * j][tx] = p_a[(O)i0 * (O)p.stride[0][0] + (O)i1 * (O)p.stride[0][1]];
-            }
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    if (first0 + ty + 8 * j < size0 && first1 + tx + 32 * h < size1)
+                        t_a[ty + 8 * j][tx + 32 * h] = r_a[h][j];
         }
         __syncthreads();
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const U i0 = first0 + tx, i1 = first1 + ty + 8 * j;
-            if (i0 < size0 && i1 < size1) {
-                const float e_a = (transposed & 1u) ? t_a[tx][ty + 8 * j]
-                    : p_a[(O)i0 * (O)p.stride[0][0] + (O)i1 * (O)p.stride[0][1]];
-                p_out[(O)i0 * (O)p.stride[1][0] + (O)i1 * (O)p.stride[1][1]] = tkh_oracle_softsign_f32(e_a);
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const U i0 = first0 + tx + 32 * h, i1 = first1 + ty + 8 * j;
+                if (i0 < size0 && i1 < size1) {
+                    const float e_a = (transposed & 1u) ? t_a[tx + 32 * h][ty + 8 * j]
+                        : r_a[h][j];
+                    p_out[(O)i0 * (O)p.stride[1][0] + (O)i1 * (O)p.stride[1][1]] = tkh_oracle_softsign_f32(e_a);
+                }
             }
-        }
         __syncthreads(); /* the tiles are reused */
     }
 }
@@ -147,7 +163,7 @@ extern "C" TKH_HIDDEN int tkhk_softsign_f32_launch_plan(const void *const *input
         if (plan->stride[a][0] != 0 && plan->stride[a][0] != 1 && plan->stride[a][1] == 1)
             transposed |= 1u << a;
     if (transposed != 0 && block == 256 && !plan->wide) {
-        const int64_t tiles = (plan->size[0] + 31) / 32 * ((plan->size[1] + 31) / 32);
+        const int64_t tiles = (plan->size[0] + 63) / 64 * ((plan->size[1] + 63) / 64);
         grid = (unsigned)(tiles < (int64_t)grid ? tiles : (int64_t)grid);
         hipLaunchKernelGGL(tkhk_softsign_f32_tiled<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream,
             (const float *)inputs[0], (float *)outputs[0], *plan, transposed);
