@@ -2,6 +2,7 @@
  * the oracle walking the plan, results scattered into the caller's tensors), the device
  * path (enqueued; checked under the device oracle policy), and dispatch by dtype. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,10 +134,56 @@ static tkh_status tensor_verdict(const tkhi_tensor_call *c, const tkhi_oracle *o
     return TKH_OK;
 }
 
-/* The host path of a plan that the flat kernels do not cover, with the lock held: spans
- * in, the kernel, dense outputs back into 'dense'. */
+/* The host path's pieces: runs of rows of the plan's outermost dimension (a kept one, for
+ * reductions), so that each array that steps along it moves about the context's chunk
+ * size at most per piece. Inputs that a piece barely shrinks (a broadcast along it, a
+ * transposed view) go to the device once, whole. */
+typedef struct pieces {
+    int dim;                       /* the dimension cut, or -1: one piece */
+    int64_t rows;                  /* of it per piece */
+    int whole[TKH_MAX_INPUTS];
+} pieces;
+
+/* Array a's offsets over plan p, from its element at the plan's origin. */
+static void plan_span(const tkh_plan *p, unsigned a, int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = 0;
+    for (int d = 0; d < p->ndim; ++d) {
+        const int64_t reach = (p->size[d] - 1) * p->stride[a][d];
+        *(reach < 0 ? lo : hi) += reach;
+    }
+}
+
+static pieces plan_pieces(const tkhi_tensor_call *c, const tkh_plan *dev, size_t chunk_bytes)
+{
+    const tkh_kernel_info *k = c->kernel;
+    const int d = dev->ndim - 1;
+    pieces ps = { -1, dev->size[d], { 0 } };
+    if (is_reduction(k) && d < dev->reduced)
+        return ps;
+    int64_t widest = 1; /* bytes per row of the array that moves the most */
+    for (unsigned a = 0; a < c->arrays; ++a) {
+        const int64_t step = dev->stride[a][d] < 0 ? -dev->stride[a][d] : dev->stride[a][d];
+        widest = step * (int64_t)c->size[a] > widest ? step * (int64_t)c->size[a] : widest;
+    }
+    const int64_t rows = (int64_t)chunk_bytes / widest;
+    if (rows >= dev->size[d])
+        return ps;
+    ps.dim = d;
+    ps.rows = rows > 0 ? rows : 1;
+    for (unsigned a = 0; a < k->arity; ++a) {
+        const int64_t step = dev->stride[a][d] < 0 ? -dev->stride[a][d] : dev->stride[a][d];
+        ps.whole[a] = step == 0 || 2 * ((ps.rows - 1) * step + (c->hi[a] - c->lo[a] + 1)
+            - (dev->size[d] - 1) * step) > c->hi[a] - c->lo[a] + 1;
+    }
+    return ps;
+}
+
+/* The host path of a plan that the flat kernels do not cover, with the lock held: piece
+ * by piece on one stream, the inputs' spans in, the kernel, dense outputs back into
+ * 'dense'. */
 static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const void *const *scalars,
-    unsigned char *const *dense, tkh_plan *dev, tkh_report *report)
+    unsigned char *const *dense, const tkh_plan *dev, tkh_report *report)
 {
     const tkh_kernel_info *k = c->kernel;
     tkhi_slot *slot = &ctx->slots[0];
@@ -144,54 +191,85 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
     if (err != 0)
         return tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed", ctx->device.selected);
     tkh_status st = tkhi_host_streams(ctx);
+    const pieces ps = plan_pieces(c, dev, ctx->chunk_bytes);
+    const int d = ps.dim >= 0 ? ps.dim : dev->ndim - 1;
+    const int64_t per_row = dev->count / dev->size[d]; /* outputs per row of dimension d */
     const void *in[TKH_MAX_INPUTS];
     void *out[TKH_MAX_OUTPUTS];
-    for (unsigned a = 0; a < c->arrays && st == TKH_OK; ++a) {
-        const int output = a >= k->arity;
-        const size_t bytes = output ? (size_t)c->plan.count * c->size[a] : tkhi_span_bytes(c, a);
-        tkhi_buffer *b = output ? &slot->dev_out[a - k->arity] : &slot->dev_in[a];
-        st = tkhi_device_buffer(ctx, b, bytes, output ? "a tensor output" : "a tensor input's span");
-        if (st != TKH_OK)
-            break;
-        if (output) {
-            out[a - k->arity] = b->ptr;
-            continue;
-        }
-        in[a] = (const unsigned char *)b->ptr - c->lo[a] * (int64_t)c->size[a];
-        err = tkhi_copy_to_device(ctx, b->ptr, c->base[a] + c->lo[a] * (int64_t)c->size[a], bytes, slot->stream);
-        if (err != 0)
-            st = tkhi_fail_runtime(TKH_ERR_COPY, err, "copying %zu bytes of input %u to device %d failed",
-                bytes, a, ctx->device.selected);
-    }
-    plan_launch l = { ctx, c, in, out, scalars, dev, 0, 0, slot->stream };
-    if (st == TKH_OK)
-        plan_shape(ctx, c, dev, in[0], &l.grid, &l.block);
-    if (st == TKH_OK && dev->split > 1)
-        st = tkhi_device_buffer(ctx, &ctx->scratch, (size_t)dev->split * (size_t)dev->count * k->scratch_size,
-            "a reduction's partials");
-    if (st == TKH_OK)
-        st = launch_plan(&l, dev->split > 1 ? ctx->scratch.ptr : NULL);
+    unsigned fold_grid = UINT_MAX;
+    plan_launch l = { ctx, c, in, out, scalars, NULL, 0, 0, slot->stream };
     run hook = { .ctx = ctx, .kernel = k, .corrupt_index = ctx->corrupt_index,
         .corrupt_bit = ctx->corrupt_bit, .report = report };
     ctx->corrupt_index = SIZE_MAX;
-    if (st == TKH_OK)
-        st = tkhi_run_corrupt(&hook, out[0], 0, (size_t)c->plan.count, slot->stream);
-    for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o)
-        if ((err = tkhi_copy_to_host(ctx, dense[o], out[o], (size_t)c->plan.count * c->size[k->arity + o],
-                 slot->stream)) != 0)
-            st = tkhi_fail_runtime(TKH_ERR_COPY, err, "copying output %u back from device %d failed", o,
-                ctx->device.selected);
+    for (int64_t first = 0; first < dev->size[d] && st == TKH_OK; first += ps.rows) {
+        tkh_plan piece = *dev;
+        if (ps.dim >= 0) {
+            piece.size[d] = dev->size[d] - first < ps.rows ? dev->size[d] - first : ps.rows;
+            piece.count = per_row * piece.size[d];
+            tkh_plan_magic(piece.wide ? 1 : (uint32_t)piece.size[d], &piece.magic[d], &piece.shift[d]);
+        }
+        for (unsigned a = 0; a < k->arity && st == TKH_OK; ++a) {
+            const int64_t origin = first * dev->stride[a][d];
+            int64_t lo = c->lo[a], hi = c->hi[a];
+            if (!ps.whole[a])
+                plan_span(&piece, a, &lo, &hi);
+            else if (first > 0) { /* on the device since the first piece */
+                in[a] = (const unsigned char *)slot->dev_in[a].ptr + (origin - lo) * (int64_t)c->size[a];
+                continue;
+            }
+            const size_t bytes = (size_t)(hi - lo + 1) * c->size[a];
+            if ((st = tkhi_device_buffer(ctx, &slot->dev_in[a], bytes, "a tensor input's span")) != TKH_OK)
+                break;
+            const int64_t from = ps.whole[a] ? lo : origin + lo; /* of the caller's tensor */
+            in[a] = (const unsigned char *)slot->dev_in[a].ptr + (origin - from) * (int64_t)c->size[a];
+            if ((err = tkhi_copy_to_device(ctx, slot->dev_in[a].ptr, c->base[a] + from * (int64_t)c->size[a],
+                     bytes, slot->stream)) != 0)
+                st = tkhi_fail_runtime(TKH_ERR_COPY, err, "copying %zu bytes of input %u to device %d failed",
+                    bytes, a, ctx->device.selected);
+        }
+        for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o) {
+            st = tkhi_device_buffer(ctx, &slot->dev_out[o], (size_t)piece.count * c->size[k->arity + o],
+                "a tensor output");
+            out[o] = slot->dev_out[o].ptr;
+        }
+        if (st != TKH_OK)
+            break;
+        l.plan = &piece;
+        plan_shape(ctx, c, &piece, in[0], &l.grid, &l.block);
+        fold_grid = c->fold_grid < fold_grid ? c->fold_grid : fold_grid;
+        if (piece.split > 1)
+            st = tkhi_device_buffer(ctx, &ctx->scratch, (size_t)piece.split * (size_t)piece.count * k->scratch_size,
+                "a reduction's partials");
+        if (st == TKH_OK)
+            st = launch_plan(&l, piece.split > 1 ? ctx->scratch.ptr : NULL);
+        if (st == TKH_OK && first == 0) {
+            tkhi_evidence(report, "copied the inputs' spans in");
+            launch_evidence(&l, "ran", report);
+        }
+        const size_t first_out = (size_t)(first * per_row);
+        if (st == TKH_OK)
+            st = tkhi_run_corrupt(&hook, out[0], first_out, (size_t)piece.count, slot->stream);
+        for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o) {
+            const size_t size = c->size[k->arity + o];
+            if ((err = tkhi_copy_to_host(ctx, dense[o] + first_out * size, out[o], (size_t)piece.count * size,
+                     slot->stream)) != 0)
+                st = tkhi_fail_runtime(TKH_ERR_COPY, err, "copying output %u back from device %d failed", o,
+                    ctx->device.selected);
+        }
+    }
     err = st == TKH_OK ? tkhi_stream_wait(ctx, slot->stream) : 0;
     if (err != 0)
         st = tkhi_fail_runtime(TKH_ERR_SYNC, err, "running %s on device %d failed", k->symbol,
             ctx->device.selected);
     if (st != TKH_OK && slot->stream != NULL)
         tkhi_stream_drain(slot->stream);
-    if (st == TKH_OK) {
-        tkhi_evidence(report, "copied the inputs' spans in");
-        launch_evidence(&l, "ran", report);
+    if (is_reduction(k) && fold_grid != UINT_MAX)
+        c->fold_grid = fold_grid; /* the sum bound holds for every piece's split */
+    if (st == TKH_OK && ps.dim >= 0)
+        tkhi_evidence(report, "in %" PRId64 " pieces of %" PRId64 " rows of plan dimension %d (about %zu bytes "
+            "of each array a piece)", (dev->size[d] + ps.rows - 1) / ps.rows, ps.rows, d, ctx->chunk_bytes);
+    if (st == TKH_OK)
         tkhi_evidence(report, "copied dense outputs back");
-    }
     return st;
 }
 

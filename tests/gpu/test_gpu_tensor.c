@@ -226,6 +226,46 @@ static void device_tensors_checked(void **state)
     free(x);
 }
 
+static int has_evidence(const tkh_report *r, const char *text)
+{
+    for (size_t i = 0; i < r->evidence_count; ++i)
+        if (strstr(r->evidence[i], text) != NULL)
+            return 1;
+    return 0;
+}
+
+/* Host tensors past the context's chunk size (16 MiB) go in pieces: a transposed input
+ * (sent whole) plus a row bias, and a sum over rows of [5000, 3001]. */
+static void host_tensors_in_pieces(void **state)
+{
+    (void)state;
+    const tkh_registry *reg = tkh_registry_core();
+    const tkh_kernel_info *add = tkh_registry_find(reg, "add", "f32"), *sum = tkh_registry_find(reg, "sum", "f32");
+    assert_non_null(add);
+    assert_non_null(sum);
+    uint64_t s = seed;
+    tensor t[3];
+    const int64_t rc[2] = { 3000, 3001 }, transposed[2] = { 1, 3000 }, row[1] = { 3001 };
+    make(&t[0], &add->inputs[0], 2, rc, transposed, 0, &s);
+    make(&t[1], &add->inputs[1], 1, row, NULL, 0, &s);
+    make(&t[2], &add->outputs[0], 2, rc, NULL, 0, &s);
+    const DLTensor *in[2] = { &t[0].t, &t[1].t }, *out[1] = { &t[2].t };
+    const tkh_tensor_args args = { in, 2, out, 1, NULL, 0, NULL, 0, 0, NULL };
+    tkh_report r;
+    if (tkh_tensor_call(ctx, add, &args, &r) != TKH_OK || !r.oracle_matches || !has_evidence(&r, "pieces of"))
+        fail_msg("add_f32 over [3000, 3001] (transposed) + [3001] in pieces: %s", r.message);
+    for (int a = 0; a < 3; ++a)
+        free(t[a].buffer);
+    const int64_t x[2] = { 5000, 3001 }, kept[1] = { 5000 }, axis = 1;
+    make(&t[0], &sum->inputs[0], 2, x, NULL, 1, &s);
+    make(&t[1], &sum->outputs[0], 1, kept, NULL, 0, &s);
+    if (tkh_sum_f32_tensor(ctx, &t[0].t, &t[1].t, &axis, 1, 0, NULL, &r) != TKH_OK || !r.oracle_matches
+        || r.oracle_compared != 5000 || !has_evidence(&r, "pieces of"))
+        fail_msg("sum_f32 over rows of [5000, 3001] in pieces: %s", r.message);
+    free(t[0].buffer);
+    free(t[1].buffer);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -245,6 +285,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_kernel_over_tensors),
         cmocka_unit_test(device_tensors_checked),
+        cmocka_unit_test(host_tensors_in_pieces),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     tkh_context_destroy(ctx);

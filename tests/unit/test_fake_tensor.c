@@ -195,6 +195,17 @@ static tkh_context *context(void)
     return c;
 }
 
+/* A context whose host path goes in pieces of about 'state' bytes (NULL: the default,
+ * 16 MiB, so these tests' tensors go whole); below TOKITAI_HIP_CHUNK_BYTES' least 4096, so
+ * that small tensors are cut too. */
+static tkh_context *context_chunked(void *const *state)
+{
+    tkh_context *c = context();
+    if (*state != NULL)
+        c->chunk_bytes = *(const size_t *)*state;
+    return c;
+}
+
 static tkh_status add_call(tkh_context *ctx, const DLTensor *a, const DLTensor *b, const DLTensor *out,
     tkh_report *report)
 {
@@ -222,8 +233,7 @@ static int has_evidence(const tkh_report *r, const char *text)
 /* A row bias, a column and a transposed view, worked by hand. */
 static void test_broadcast_by_hand(void **state)
 {
-    (void)state;
-    tkh_context *ctx = context();
+    tkh_context *ctx = context_chunked(state);
     tkh_report r;
     int32_t m[6] = { 1, 2, 3, 4, 5, 6 }, row[3] = { 10, 20, 30 }, col[2] = { 100, 200 }, out[6];
     tensor a, b, o;
@@ -235,6 +245,7 @@ static void test_broadcast_by_hand(void **state)
     assert_true(has_evidence(&r, "broadcast shape [2, 3]"));
     assert_true(has_evidence(&r, "strides [3, 1] [0, 1] [3, 1]"));
     assert_true(r.oracle_matches);
+    assert_true(has_evidence(&r, "in 2 pieces of 1 rows") == (*state != NULL));
     assert_int_equal(add_call(ctx, make(&a, m, 2, s23, NULL), make(&b, col, 2, s21, NULL),
         make(&o, out, 2, s23, NULL), &r), TKH_OK);
     const int32_t by_col[6] = { 101, 102, 103, 204, 205, 206 };
@@ -500,11 +511,10 @@ static int next_index(int64_t *index, int ndim, const int64_t *shape)
 
 static void test_random_broadcasts(void **state)
 {
-    (void)state;
     const char *env = getenv("TKH_TEST_SEED");
     const uint64_t seed = env ? strtoull(env, NULL, 0) : 0x7e50a11ull;
     printf("test_random_broadcasts: seed %#" PRIx64 " (TKH_TEST_SEED replays it)\n", seed);
-    tkh_context *ctx = context();
+    tkh_context *ctx = context_chunked(state);
     for (int c = 0; c < 300; ++c) {
         uint64_t rng = seed + (uint64_t)c;
         const int ndim = (int)(tkhi_splitmix64(&rng) % 6);
@@ -546,11 +556,10 @@ static void test_random_broadcasts(void **state)
 
 static void test_random_reductions(void **state)
 {
-    (void)state;
     const char *env = getenv("TKH_TEST_SEED");
     const uint64_t seed = env ? strtoull(env, NULL, 0) : 0x5eed5ull;
     printf("test_random_reductions: seed %#" PRIx64 " (TKH_TEST_SEED replays it)\n", seed);
-    tkh_context *ctx = context();
+    tkh_context *ctx = context_chunked(state);
     for (int c = 0; c < 300; ++c) {
         uint64_t rng = seed + (uint64_t)c;
         const int ndim = 1 + (int)(tkhi_splitmix64(&rng) % 5);
@@ -615,14 +624,13 @@ static void assert_nothing_live(void)
  * untouched, nothing is left allocated after trim, and the next call succeeds. */
 static void every_platform_call_can_fail(void **state)
 {
-    (void)state;
     static const tkh_status expected[TKH_FAULT_KINDS] = { TKH_ERR_DEVICE_ALLOC, TKH_ERR_COPY, TKH_ERR_LAUNCH,
         TKH_ERR_SYNC };
     int32_t m[6] = { 1, 2, 3, 4, 5, 6 }, row[3] = { 10, 20, 30 }, out[6], s[3];
     const int64_t s23[2] = { 2, 3 }, s3[1] = { 3 }, axis0 = 0;
     for (int kind = 0; kind < TKH_FAULT_KINDS; ++kind)
         for (int shape = 0; shape < 3; ++shape) {
-            tkh_context *ctx = context();
+            tkh_context *ctx = context_chunked(state);
             const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
             assert_int_equal(tkh_context_set_device_oracle(ctx, &full), TKH_OK);
             for (unsigned skip = 0;; ++skip) {
@@ -659,15 +667,20 @@ static void every_platform_call_can_fail(void **state)
 
 int main(void)
 {
+    static size_t small_pieces = 16; /* bytes: a row or so of these tests' tensors a piece */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadcast_by_hand),
+        cmocka_unit_test_prestate(test_broadcast_by_hand, &small_pieces),
         cmocka_unit_test(test_bad_tensors),
         cmocka_unit_test(test_mismatch_names_index),
         cmocka_unit_test(test_device_tensors),
         cmocka_unit_test(test_split_reductions),
         cmocka_unit_test(test_random_broadcasts),
+        cmocka_unit_test_prestate(test_random_broadcasts, &small_pieces),
         cmocka_unit_test(test_random_reductions),
+        cmocka_unit_test_prestate(test_random_reductions, &small_pieces),
         cmocka_unit_test(every_platform_call_can_fail),
+        cmocka_unit_test_prestate(every_platform_call_can_fail, &small_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
