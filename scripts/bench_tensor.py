@@ -9,6 +9,8 @@ that JSON into docs/performance.md's table.
 Usage:
     python3 scripts/bench_tensor.py build-gpu/runtime/libtokitai_hip.so [R C] > tensor.json
     python3 scripts/bench_tensor.py --table tensor.json
+    /usr/bin/python3 scripts/bench_tensor.py --plot tensor.json docs/performance_tensors.png
+(--plot needs Debian's python3-matplotlib.)
 """
 import ctypes
 import json
@@ -72,9 +74,42 @@ def table(path):
               f"({small['ours_s'] / small['flat_launch_s']:.2f} x; goal 1.2 x).")
 
 
+def plot(path, png):
+    """Bars of ours and torch's rate as a multiple of the copy's, per case and type."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in json.load(open(path)) if "ours_tb_s" in r]
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    types = ("f32", "f16", "bf16")
+    fig, axes = plt.subplots(1, len(types), figsize=(15, 5), sharey=True)
+    for ax, t in zip(axes, types):
+        by_case = {r["case"]: r for r in rows if r["type"] == t}
+        y = range(len(cases))
+        ax.barh([i - 0.2 for i in y], [by_case[c]["ours_tb_s"] / by_case[c]["copy_tb_s"] for c in cases],
+                height=0.4, label="ours")
+        ax.barh([i + 0.2 for i in y], [by_case[c]["torch_tb_s"] / by_case[c]["copy_tb_s"] for c in cases],
+                height=0.4, label="torch")
+        ax.axvline(1.0, color="k", linestyle=":", linewidth=1)
+        ax.set_yticks(list(y))
+        ax.set_yticklabels(cases, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(t)
+        ax.set_xlabel("x the device copy's rate")
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    shape = rows[0]["shape"]
+    fig.suptitle(f"Tensor calls on [{shape[0]}, {shape[1]}]: our device entry points and torch, against the copy")
+    fig.tight_layout()
+    fig.savefig(png, dpi=80)
+
+
 def main():
     if sys.argv[1] == "--table":
         table(sys.argv[2])
+        return
+    if sys.argv[1] == "--plot":
+        plot(sys.argv[2], sys.argv[3])
         return
     global torch
     import torch  # only for measuring: --table runs without it
