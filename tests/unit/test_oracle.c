@@ -244,6 +244,14 @@ static void float_sums_by_hand(void **state)
     const double inf64 = INFINITY, max64 = DBL_MAX;
     assert_int_equal(f64->check(fy, OUT(&inf64), NULL, N, 4, 256, &note), N);
     assert_int_equal(f64->check(fy, OUT(&max64), NULL, N, 4, 256, &note), 0);
+    /* finite f32 elements of either sign past the range both ways: partial sums may reach
+     * +inf and -inf, so NaN is a right answer; short of twice the range it is not */
+    for (int i = 0; i < N; ++i)
+        x[i] = i % 2 ? FLT_MAX / 4 : -FLT_MAX / 4;
+    assert_int_equal(f32->check(fx, OUT(&nan32), NULL, N, 4, 256, &note), N);
+    for (int i = 0; i < N; ++i)
+        x[i] = i < 8 ? (i % 2 ? FLT_MAX / 8 : -FLT_MAX / 8) : 0.0f; /* sum|x| = FLT_MAX */
+    assert_int_equal(f32->check(fx, OUT(&nan32), NULL, N, 4, 256, &note), 0);
 }
 
 /* amin / amax over floats fold in 64 lanes: a lone +0 among -0 (or -0 among +0), and a
