@@ -20,6 +20,7 @@
 #include "tokitai_hip/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
 #include "internal.h" /* tkhi_splitmix64 */
+#include "../evidence.h"
 
 static uint64_t seed;
 static tkh_context *ctx;
@@ -224,14 +225,6 @@ static void device_tensors_checked(void **state)
     hipFree(d_sum);
     free(host);
     free(x);
-}
-
-static int has_evidence(const tkh_report *r, const char *text)
-{
-    for (size_t i = 0; i < r->evidence_count; ++i)
-        if (strstr(r->evidence[i], text) != NULL)
-            return 1;
-    return 0;
 }
 
 /* Host tensors past the context's chunk size (16 MiB) go in pieces: a transposed input

@@ -22,6 +22,7 @@
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/kernel.h"
 #include "internal.h" /* tkhi_splitmix64 */
+#include "../evidence.h"
 
 static const char *const targets[] = { "gfx90a", NULL };
 static const char *const none[] = { NULL };
@@ -176,15 +177,6 @@ static tkh_status run_sum(tkh_context *c, const int32_t *x, int32_t *out, size_t
 {
     const void *in[1] = { x };
     return tkh_kernel_run(c, &sum, in, 1, out, n, r);
-}
-
-/* Whether a line of the report's evidence contains 'text'. */
-static int has_evidence(const tkh_report *r, const char *text)
-{
-    for (unsigned i = 0; i < r->evidence_count; ++i)
-        if (strstr(r->evidence[i], text) != NULL)
-            return 1;
-    return 0;
 }
 
 static void pipeline_matches_cpu(void **state)

@@ -20,6 +20,7 @@
 #include "internal.h" /* tkhi_splitmix64 */
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/tensor.h"
+#include "../evidence.h"
 
 static const char *const targets[] = { "gfx90a", NULL };
 static const char *const none[] = { NULL };
@@ -220,14 +221,6 @@ static tkh_status sum_call(tkh_context *ctx, const DLTensor *x, const int64_t *a
     const DLTensor *in[1] = { x }, *outs[1] = { out };
     const tkh_tensor_args args = { in, 1, outs, 1, NULL, 0, axes, count, keepdims, NULL };
     return tkh_tensor_call(ctx, &sum, &args, report);
-}
-
-static int has_evidence(const tkh_report *r, const char *text)
-{
-    for (size_t i = 0; i < r->evidence_count; ++i)
-        if (strstr(r->evidence[i], text) != NULL)
-            return 1;
-    return 0;
 }
 
 /* A row bias, a column and a transposed view, worked by hand. */
