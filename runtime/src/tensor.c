@@ -41,14 +41,21 @@ tkh_status tkh_dlpack_dtype(const char *type, DLDataType *dtype)
         "f16, bf16, f32, f64, bool)", type);
 }
 
-const char *tkhi_dtype_name(DLDataType t, char *buf, size_t size)
+const char *tkhi_dtype_type(DLDataType t)
 {
     for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; ++i)
-        if (t.lanes == 1 && t.code == dtypes[i].code && t.bits == dtypes[i].bits) {
-            snprintf(buf, size, "%s", dtypes[i].name);
-            return buf;
-        }
-    snprintf(buf, size, "code %u, %u bits, %u lanes", (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes);
+        if (t.lanes == 1 && t.code == dtypes[i].code && t.bits == dtypes[i].bits)
+            return dtypes[i].name;
+    return NULL;
+}
+
+const char *tkhi_dtype_name(DLDataType t, char *buf, size_t size)
+{
+    const char *type = tkhi_dtype_type(t);
+    if (type != NULL)
+        snprintf(buf, size, "%s", type);
+    else
+        snprintf(buf, size, "code %u, %u bits, %u lanes", (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes);
     return buf;
 }
 
@@ -63,45 +70,64 @@ static DLDeviceType device_type(const tkh_context *ctx)
     return strcmp(ctx->device.platform, "nvidia") == 0 ? kDLCUDA : kDLROCM;
 }
 
+/* The operand of array a. */
+static const tkh_operand *operand_at(const tkhi_tensor_call *c, unsigned a)
+{
+    const tkh_kernel_info *k = c->kernel;
+    return a >= k->arity ? &k->outputs[a - k->arity] : &k->inputs[a];
+}
+
+/* The same, and its name in messages (formatted: for messages only). */
+static const tkh_operand *operand_of(const tkhi_tensor_call *c, unsigned a, char *name, size_t size)
+{
+    const tkh_kernel_info *k = c->kernel;
+    const int output = a >= k->arity;
+    tkhi_array_name(k, output, output ? a - k->arity : a, name, size);
+    return operand_at(c, a);
+}
+
 /* One tensor's own checks: rank, shape, dtype, pointer, alignment, device. */
 static tkh_status check_tensor(const char *fn, const tkh_context *ctx, const tkhi_tensor_call *c,
-    unsigned a, const char *name, const tkh_operand *operand)
+    unsigned a, const tkh_operand *operand)
 {
     const DLTensor *t = c->tensor[a];
-    char buf[64];
+    char buf[64], name[80];
+#define NAME (operand_of(c, a, name, sizeof name), name) /* formatted only for a message */
     if (t->ndim < 0 || t->ndim > TKH_MAX_DIMS)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has ndim %d: expected 0 to %d",
-            fn, name, t->ndim, TKH_MAX_DIMS);
+            fn, NAME, t->ndim, TKH_MAX_DIMS);
     if (t->ndim > 0 && t->shape == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s has ndim %d and a NULL shape", fn, name, t->ndim);
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s has ndim %d and a NULL shape", fn, NAME, t->ndim);
     for (int d = 0; d < t->ndim; ++d)
         if (t->shape[d] < 0)
             return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape[%d] = %" PRId64
-                ": expected a size of 0 or more", fn, name, d, t->shape[d]);
-    if (strcmp(tkhi_dtype_name(t->dtype, buf, sizeof buf), operand->type) != 0)
-        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has dtype %s: expected %s (%s)", fn, name,
-            buf, operand->type, c->kernel->signature);
+                ": expected a size of 0 or more", fn, NAME, d, t->shape[d]);
+    const char *type = tkhi_dtype_type(t->dtype);
+    if (type == NULL || strcmp(type, operand->type) != 0)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has dtype %s: expected %s (%s)", fn, NAME,
+            tkhi_dtype_name(t->dtype, buf, sizeof buf), operand->type, c->kernel->signature);
     const DLDeviceType dev = t->device.device_type;
     const int host = is_host(dev);
     if (!host && dev != device_type(ctx) && dev != kDLCUDAManaged)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s is on DLPack device type %d: expected "
-            "the host (%d, %d, %d) or this %s build's device (%d, or %d managed)", fn, name, (int)dev,
+            "the host (%d, %d, %d) or this %s build's device (%d, or %d managed)", fn, NAME, (int)dev,
             (int)kDLCPU, (int)kDLCUDAHost, (int)kDLROCMHost, ctx->device.platform, (int)device_type(ctx),
             (int)kDLCUDAManaged);
     if (!host && t->device.device_id != ctx->device.selected)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s is on device %d: expected the context's "
-            "device %d", fn, name, t->device.device_id, ctx->device.selected);
+            "device %d", fn, NAME, t->device.device_id, ctx->device.selected);
     if ((!host) != c->on_device)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s is on the %s, the first tensor on the "
-            "%s: expected every tensor of a call on one side", fn, name, host ? "host" : "device",
+            "%s: expected every tensor of a call on one side", fn, NAME, host ? "host" : "device",
             host ? "device" : "host");
     if (t->data == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s has NULL data", fn, name);
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s has NULL data", fn, NAME);
     if (((uintptr_t)t->data + t->byte_offset) % operand->size != 0)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s at %p + byte_offset %" PRIu64
-            " is not aligned to its element size (%zu bytes)", fn, name, t->data, t->byte_offset,
+            " is not aligned to its element size (%zu bytes)", fn, NAME, t->data, t->byte_offset,
             operand->size);
     return TKH_OK;
+#undef NAME
 }
 
 /* Strides in elements over the tensor's own dimensions (compact row-major when NULL). */
@@ -177,15 +203,6 @@ static int may_overlap_itself(const DLTensor *t, const int64_t *stride)
         reach += s[i] * (n[i] - 1);
     }
     return 0;
-}
-
-/* The operand of array a, and its name in messages. */
-static const tkh_operand *operand_of(const tkhi_tensor_call *c, unsigned a, char *name, size_t size)
-{
-    const tkh_kernel_info *k = c->kernel;
-    const int output = a >= k->arity;
-    tkhi_array_name(k, output, output ? a - k->arity : a, name, size);
-    return output ? &k->outputs[a - k->arity] : &k->inputs[a];
 }
 
 /* Merges dimension d into d - 1 where every array steps over both as over one. Dimensions
@@ -409,12 +426,12 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
     char name[80];
     for (unsigned a = 0; a < c->arrays; ++a) {
         c->tensor[a] = a < kernel->arity ? args->inputs[a] : args->outputs[a - kernel->arity];
-        const tkh_operand *operand = operand_of(c, a, name, sizeof name);
+        const tkh_operand *operand = operand_at(c, a);
         if (c->tensor[a] == NULL)
-            return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s is NULL", fn, name);
+            return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s is NULL", fn, (operand_of(c, a, name, sizeof name), name));
         if (a == 0)
             c->on_device = !is_host(c->tensor[0]->device.device_type);
-        st = check_tensor(fn, ctx, c, a, name, operand);
+        st = check_tensor(fn, ctx, c, a, operand);
         if (st != TKH_OK)
             return st;
         c->base[a] = (unsigned char *)c->tensor[a]->data + c->tensor[a]->byte_offset;
@@ -437,10 +454,9 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
      * same offsets at every index); nothing else may share memory with an output. */
     char other[80];
     for (unsigned o = kernel->arity; o < c->arrays; ++o) {
-        operand_of(c, o, name, sizeof name);
         if (may_overlap_itself(c->tensor[o], stride[o]))
             return tkhi_fail(TKH_ERR_OVERLAP, "%s: tensor %s (shape %s, strides %s) may write one element "
-                "twice: expected strides that keep its elements apart", fn, name,
+                "twice: expected strides that keep its elements apart", fn, (operand_of(c, o, name, sizeof name), name),
                 tkhi_format_dims(other, sizeof other, c->tensor[o]->ndim, c->tensor[o]->shape),
                 tkhi_format_dims((char[200]){ 0 }, 200, c->tensor[o]->ndim, stride[o]));
         for (unsigned a = 0; a < o; ++a) {
@@ -453,7 +469,8 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
             if (!exact)
                 return tkhi_fail(TKH_ERR_OVERLAP, "%s: tensor %s shares memory with tensor %s other than as "
                     "the same elements in place: expected disjoint memory, or in place with the same data, "
-                    "dtype size, shape and strides", fn, name, (operand_of(c, a, other, sizeof other), other));
+                    "dtype size, shape and strides", fn, (operand_of(c, o, name, sizeof name), name),
+                    (operand_of(c, a, other, sizeof other), other));
         }
     }
     finish_plan(c);

@@ -47,6 +47,9 @@ static inline size_t tkhi_span_bytes(const tkhi_tensor_call *c, unsigned a)
 /* "f32", "bool" (TKH_DLPACK_BOOL), or "code 5, 64 bits, 1 lanes" for what is no type of ours. */
 TKH_HIDDEN const char *tkhi_dtype_name(DLDataType t, char *buf, size_t size);
 
+/* Our type that t is ("f32"), or NULL: the same without formatting. */
+TKH_HIDDEN const char *tkhi_dtype_type(DLDataType t);
+
 /* "[4096, 1]" */
 TKH_HIDDEN const char *tkhi_format_dims(char *buf, size_t size, int ndim, const int64_t *dims);
 

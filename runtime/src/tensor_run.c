@@ -444,8 +444,8 @@ tkh_status tkh_tensor_call(tkh_context *ctx, const tkh_kernel_info *kernel, cons
 /* Tensor t's dtype is our type 'type'. */
 static int dtype_is(const DLTensor *t, const char *type)
 {
-    char buf[64];
-    return strcmp(tkhi_dtype_name(t->dtype, buf, sizeof buf), type) == 0;
+    const char *ours = tkhi_dtype_type(t->dtype);
+    return ours != NULL && strcmp(ours, type) == 0;
 }
 
 const tkh_kernel_info *tkh_registry_match(const tkh_registry *registry, const char *op,
