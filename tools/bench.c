@@ -310,14 +310,6 @@ static void append(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-static void append_dims(char *buf, size_t size, int ndim, const int64_t *dims)
-{
-    append(buf, size, "[");
-    for (int d = 0; d < ndim; ++d)
-        append(buf, size, "%s%" PRId64, d ? ", " : "", dims[d]);
-    append(buf, size, "]");
-}
-
 /* One JSON object per tensor case: t's shapes and layouts on the device, the inputs
  * copied from t's host tensors. */
 int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool_tensors *t,
@@ -369,10 +361,10 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
         goto fail_or_done;
 
     const int reduction = strcmp(k->shape, "reduction") == 0;
-    char shapes[4096] = "", transposed[64] = "", axes[128] = "null", out_shape[512] = "";
+    char shapes[4096] = "", dims[512], transposed[64] = "", axes[128] = "null", out_shape[512] = "";
     for (unsigned i = 0; i < k->arity; ++i) {
         append(shapes, sizeof shapes, i ? ", " : "");
-        append_dims(shapes, sizeof shapes, t->t[i].ndim, t->shape[i]);
+        append(shapes, sizeof shapes, "%s", tool_format_dims(dims, sizeof dims, t->t[i].ndim, t->shape[i]));
         if ((t->transposed >> i) & 1)
             append(transposed, sizeof transposed, "%s%u", transposed[0] ? ", " : "", i);
     }
@@ -384,7 +376,7 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
                 t->axis_count == 0 ? (int64_t)j : t->axes[j] < 0 ? t->axes[j] + ndim : t->axes[j]);
         append(axes, sizeof axes, "]");
     }
-    append_dims(out_shape, sizeof out_shape, t->t[k->arity].ndim, t->shape[k->arity]);
+    tool_format_dims(out_shape, sizeof out_shape, t->t[k->arity].ndim, t->shape[k->arity]);
     printf("%s  {\"op\": \"%s\", \"type\": \"%s\", \"shapes\": [%s], \"transpose\": [%s], \"axes\": %s,"
            " \"keepdims\": %s,\n   \"output_shape\": %s, \"bytes\": %.0f, \"reps\": %d,\n"
            "   \"device_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g}, \"device_tb_per_s\": %.6g}",

@@ -22,8 +22,7 @@ static int parse_dims(const char *text, int64_t *dims, int most, int negative)
     return n;
 }
 
-/* "[4096, 4096]", as the library writes shapes. */
-static const char *format_dims(char *buf, size_t size, int ndim, const int64_t *dims)
+const char *tool_format_dims(char *buf, size_t size, int ndim, const int64_t *dims)
 {
     size_t used = (size_t)snprintf(buf, size, "[");
     for (int d = 0; d < ndim && used < size; ++d)
@@ -48,7 +47,7 @@ static int lay_out(tool_tensors *t, const tkh_kernel_info *k, unsigned a, int nd
         char s[400];
         fprintf(stderr, "tokitai-hip: %s%s%s of %s_%s is too large: %.4g bytes (shape %s), expected at most 2^62\n",
             text ? "--shape '" : "output ", text ? text : op->name, text ? "'" : "", k->op, k->type, bytes,
-            format_dims(s, sizeof s, ndim, t->shape[a]));
+            tool_format_dims(s, sizeof s, ndim, t->shape[a]));
         return 2;
     }
     int64_t count = 1;
@@ -105,7 +104,7 @@ int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *co
             if (t->shape[i][d] != 1 && *b != 1 && *b != t->shape[i][d]) {
                 fprintf(stderr, "tokitai-hip: --shape '%s' (input %u of %s_%s) does not broadcast with the inputs "
                     "before it (%s so far): dimension %d is %" PRId64 ", expected %" PRId64 " or 1\n",
-                    shapes[shape_count == 1 ? 0 : i], i, k->op, k->type, format_dims(s, sizeof s, out_ndim, out_shape),
+                    shapes[shape_count == 1 ? 0 : i], i, k->op, k->type, tool_format_dims(s, sizeof s, out_ndim, out_shape),
                     d, t->shape[i][d], *b);
                 return 2;
             }
@@ -127,7 +126,7 @@ int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *co
                     snprintf(range, sizeof range, "%d to %d", -out_ndim, out_ndim - 1);
                 fprintf(stderr, "tokitai-hip: --axes '%s': axis %" PRId64 " is out of range for input 0 of %s_%s, "
                     "shape %s: expected %s\n", axes, t->axes[j], k->op, k->type,
-                    format_dims(s, sizeof s, out_ndim, out_shape), range);
+                    tool_format_dims(s, sizeof s, out_ndim, out_shape), range);
                 return 2;
             }
             if (reduced[a]) {

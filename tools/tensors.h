@@ -25,6 +25,9 @@ typedef struct tool_tensors {
 int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *const *shapes,
     unsigned shape_count, unsigned transposed, const char *axes, int keepdims);
 
+/* "[4096, 4096]", as the library writes shapes (its own function is not exported). */
+const char *tool_format_dims(char *buf, size_t size, int ndim, const int64_t *dims);
+
 /* Host tensors for kernel k: input i of shapes[i] (one shape: every input), stored
  * transposed (dimensions reversed in memory) where bit i of 'transposed' is set, filled
  * with random bits from *state (bool: 0 or 1); compact outputs of the broadcast shape, or
