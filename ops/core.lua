@@ -15,7 +15,7 @@
 
 local WRAP = { degradations = { integer = { "integer overflow wraps instead of trapping" } } }
 
--- IEEE 754-2019 minimum and maximum, shared by min / max and amin / amax: NaN if either
+-- IEEE 754-2019 minimum and maximum, for min / max and amin / amax's references: NaN if either
 -- operand is NaN, and -0 < +0. Written without signbit so that the CPU checks vectorize
 -- (3x faster folds): when neither operand is larger, equal non-zero operands are the same
 -- value; a tie of zeros and any NaN go through arithmetic that gives the answer (max:
@@ -24,6 +24,10 @@ local MIN_FLOAT = "a < b ? a : b < a ? b : (a == b && a != 0) ? a : -(-a - b)"
 local MAX_FLOAT = "a > b ? a : b > a ? b : (a == b && a != 0) ? a : a + b"
 local MIN_FLOAT_REF = "(ISNAN(A) || ISNAN(B)) ? R(QNAN) : (A == B) ? R(SIGNBIT(A) ? A : B) : R(FMIN(A, B))"
 local MAX_FLOAT_REF = "(ISNAN(A) || ISNAN(B)) ? R(QNAN) : (A == B) ? R(SIGNBIT(A) ? B : A) : R(FMAX(A, B))"
+-- amin and amax fold floats as integers in the same order (op_math.h's keys: one integer
+-- compare an element, NaN mapped past every number); checked against the float rule above.
+local ORDER_KEY = { f64 = "i64", float = "i32" }
+local ORDER_VALUE = { f64 = "tkh_key_value_f64(a)", float = "tkh_key_value_f32(a)" }
 
 local function binary(name, semantics, compute, reference, extra)
   local def = { name = name, arity = 2, semantics = semantics, compute = compute,
@@ -201,16 +205,22 @@ reduction {
   name = "amin",
   types = { "any" },
   semantics = "smallest element; floats: NaN if any element is NaN, -0 < +0",
-  identity = { integer = "TMAX", float = "(ACC)INFINITY" },
-  combine = { integer = "a < b ? a : b", float = MIN_FLOAT },
+  accumulator = ORDER_KEY,
+  identity = { integer = "TMAX", f64 = "tkh_order_key_f64(INFINITY)", float = "tkh_order_key_f32(INFINITY)" },
+  map = { f64 = "tkh_min_key_f64(x)", float = "tkh_min_key_f32(x)" },
+  combine = "a < b ? a : b",
+  post = ORDER_VALUE,
   reference = { integer = "R(A < B ? A : B)", float = MIN_FLOAT_REF },
 }
 reduction {
   name = "amax",
   types = { "any" },
   semantics = "largest element; floats: NaN if any element is NaN, -0 < +0",
-  identity = { integer = "TMIN", float = "(ACC)-INFINITY" },
-  combine = { integer = "a > b ? a : b", float = MAX_FLOAT },
+  accumulator = ORDER_KEY,
+  identity = { integer = "TMIN", f64 = "tkh_order_key_f64(-INFINITY)", float = "tkh_order_key_f32(-INFINITY)" },
+  map = { f64 = "tkh_max_key_f64(x)", float = "tkh_max_key_f32(x)" },
+  combine = "a > b ? a : b",
+  post = ORDER_VALUE,
   reference = { integer = "R(A > B ? A : B)", float = MAX_FLOAT_REF },
 }
 

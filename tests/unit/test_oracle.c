@@ -94,6 +94,17 @@ static void check_sees_one_flipped_bit(void **state)
     assert_int_equal(kernel("add", "u32")->check(inputs, OUT(out), NULL, N, 1, 256, &note), N - 1);
 }
 
+/* amin and amax of two floats as the kernels fold them: each mapped to its order key,
+ * the keys combined, the result turned back. */
+#define FOLD2(op, t)                                                                            \
+    static t op(t a, t b)                                                                       \
+    {                                                                                           \
+        return tkh_post_##op(tkh_oracle_##op(tkh_map_##op(a), tkh_map_##op(b)), 2);             \
+    }
+FOLD2(amin_f32, float)
+FOLD2(amax_f32, float)
+FOLD2(amax_f64, double)
+
 static void reductions_by_hand(void **state)
 {
     (void)state;
@@ -115,12 +126,18 @@ static void reductions_by_hand(void **state)
     /* the post steps: mean divides by n, norm2 takes the root */
     assert_true(tkh_post_mean_i32(7, 2) == 3.5);
     assert_true(tkh_post_norm2_f32(25.0f, 3.0f) == 5.0f);
-    /* IEEE 754-2019 minimum and maximum: NaN wins, -0 < +0 */
-    assert_true(isnan(tkh_oracle_amin_f32(1.0f, NAN)));
-    assert_true(isnan(tkh_oracle_amax_f32(NAN, 1.0f)));
-    assert_true(signbit(tkh_oracle_amin_f32(0.0f, -0.0f)));
-    assert_false(signbit(tkh_oracle_amax_f32(-0.0f, 0.0f)));
-    assert_true(tkh_identity_amin_f64() == INFINITY);
+    /* IEEE 754-2019 minimum and maximum through the order keys: NaN of either sign wins,
+     * -0 < +0, the identities are the infinities */
+    assert_true(isnan(amin_f32(1.0f, NAN)) && isnan(amin_f32(-NAN, 1.0f)));
+    assert_true(isnan(amax_f32(NAN, 1.0f)) && isnan(amax_f32(1.0f, -NAN)));
+    assert_true(isnan(amax_f64(-NAN, -INFINITY)) && isnan(tkh_post_amin_f64(tkh_min_key_f64(NAN), 1)));
+    assert_true(signbit(amin_f32(0.0f, -0.0f)) && signbit(amin_f32(-0.0f, 0.0f)));
+    assert_false(signbit(amax_f32(-0.0f, 0.0f)) || signbit(amax_f32(0.0f, -0.0f)));
+    assert_true(amax_f32(-3.0f, -2.5f) == -2.5f && amin_f32(-3.0f, 2.5f) == -3.0f);
+    assert_true(amax_f32(-INFINITY, -FLT_MAX) == -FLT_MAX && amin_f32(FLT_TRUE_MIN, 0.0f) == 0.0f);
+    assert_true(amax_f64(-0x1p-1074, -0.0) == 0.0 && signbit(amax_f64(-0x1p-1074, -0.0)));
+    assert_true(tkh_post_amin_f64(tkh_identity_amin_f64(), 0) == INFINITY);
+    assert_true(tkh_post_amax_f32(tkh_identity_amax_f32(), 0) == -INFINITY);
     assert_int_equal(tkh_identity_amax_i8(), INT8_MIN);
 }
 

@@ -63,4 +63,38 @@ static inline long double tkh_rsqrtl(long double x) { return 1 / sqrtl(x); }
 #endif
 #endif
 
+/* Floats as signed integers in the same order, so that amax and amin fold with one integer
+ * max or min instead of the float rule's chain of compares (IEEE 754-2019 maximum, about
+ * ten instructions an element): the bits, with the magnitude bits of negative values
+ * flipped, give -inf < ... < -0 < +0 < ... < +inf. A NaN, whatever its sign and payload,
+ * maps above everything (the _max_ keys) or below everything (_min_), so it wins the fold;
+ * tkh_key_value_* turns a key back into its float, and those two extremes into a NaN. */
+/* The flip is its own inverse: the sign bit it reads is the one it keeps. */
+TKH_HD static inline int32_t tkh_order_flip32(int32_t b) { return b ^ (int32_t)((uint32_t)(b >> 31) >> 1); }
+TKH_HD static inline int64_t tkh_order_flip64(int64_t b) { return b ^ (int64_t)((uint64_t)(b >> 63) >> 1); }
+
+TKH_HD static inline int32_t tkh_order_key_f32(float x) { return tkh_order_flip32((int32_t)tkh_f32_bits(x)); }
+
+TKH_HD static inline int64_t tkh_order_key_f64(double x)
+{
+    int64_t b;
+    TKH_BITCOPY(&b, &x, sizeof b);
+    return tkh_order_flip64(b);
+}
+
+TKH_HD static inline int32_t tkh_max_key_f32(float x) { return x != x ? INT32_MAX : tkh_order_key_f32(x); }
+TKH_HD static inline int32_t tkh_min_key_f32(float x) { return x != x ? INT32_MIN : tkh_order_key_f32(x); }
+TKH_HD static inline int64_t tkh_max_key_f64(double x) { return x != x ? INT64_MAX : tkh_order_key_f64(x); }
+TKH_HD static inline int64_t tkh_min_key_f64(double x) { return x != x ? INT64_MIN : tkh_order_key_f64(x); }
+
+TKH_HD static inline float tkh_key_value_f32(int32_t k) { return tkh_f32_from_bits((uint32_t)tkh_order_flip32(k)); }
+
+TKH_HD static inline double tkh_key_value_f64(int64_t k)
+{
+    const int64_t b = tkh_order_flip64(k);
+    double x;
+    TKH_BITCOPY(&x, &b, sizeof x);
+    return x;
+}
+
 #endif
