@@ -238,6 +238,40 @@ static void ops_reject_bad_signatures(void **state)
         "'arity' is the short form of 'inputs' and 'outputs': give one or the other");
 }
 
+/* Expressions parsed and written back as error-bound C (gen/tkh/expr.lua). */
+#define EXPR_ENV                                                                             \
+    "local E = require 'tkh.expr'\n"                                                         \
+    "local env = { name = function(n) return n end, exact = function(n) return n == 'x' end, " \
+    "ulps = function(f) return '2' end, literal = function(t) return '(ACC)' .. t end }\n"    \
+    "local function bound(t) return E.bound_c(E.parse(t, function(w) return w == 'ACC' end), t, env) end\n"
+
+static void expressions_carry_error_bounds(void **state)
+{
+    expect_text(*state, EXPR_ENV "return bound('exp(x - m) / s')",
+        "tkh_eb_div(tkh_eb_exp(tkh_eb_sub(x, m, U), (long double)2, U), s, U)");
+    /* C's precedence; casts; literals with the value the device holds; an exact branch */
+    expect_text(*state, EXPR_ENV "return bound('-(ACC)a * b + c / 2.5f')",
+        "tkh_eb_add(tkh_eb_mul(tkh_eb_neg(tkh_eb_round(a, U)), b, U), "
+        "tkh_eb_div(c, tkh_eb_const((long double)2.5, (long double)(ACC)2.5f), U), U)");
+    expect_text(*state, EXPR_ENV "return bound('x > 0 && !(x == 1) ? fmax(x, m) : sqrt(m)')",
+        "(((((x).v > 0) && !(((x).v == 1)))) ? tkh_eb_fmax(x, m) : tkh_eb_sqrt(m, U))");
+    expect_text(*state, EXPR_ENV "return table.concat(E.names(E.parse('a + f(b, a) * (c ? d : e)', "
+        "function() return false end)), ',')", "a,b,c,d,e");
+}
+
+static void expressions_reject_what_no_bound_follows(void **state)
+{
+    expect_error(*state, EXPR_ENV "return bound('m > 0 ? x : 0')",
+        "the condition uses 'm', which is computed, not read");
+    expect_error(*state, EXPR_ENV "return bound('sinh(x)')",
+        "calls 'sinh', which has no error-bound rule (those with one: exp, exp2");
+    expect_error(*state, EXPR_ENV "return bound('x < 1')", "'<' gives a truth value");
+    expect_error(*state, EXPR_ENV "return bound('exp(x, x)')", "'exp' takes 1 argument(s), got 2");
+    expect_error(*state, EXPR_ENV "return bound('(x + 1')", "expected ')' at 'the end'");
+    expect_error(*state, EXPR_ENV "return bound('x $ 1')", "unexpected '$'");
+    expect_error(*state, EXPR_ENV "return bound('x 1')", "unexpected '1' after a whole expression");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -248,6 +282,7 @@ int main(void)
         T(ops_reject_unknown_fields), T(ops_reject_duplicates), T(ops_need_an_expression_per_type),
         T(ops_check_operands_against_arity), T(ops_reject_code_outside_one_expression),
         T(ops_filter_types), T(ops_declare_signatures), T(ops_reject_bad_signatures),
+        T(expressions_carry_error_bounds), T(expressions_reject_what_no_bound_follows),
     };
     return cmocka_run_group_tests_name("generator", tests, NULL, NULL);
 }
