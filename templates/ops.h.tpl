@@ -10,8 +10,10 @@
  * buffers, enqueue the kernel on 'stream' and check nothing but their arguments (a
  * reduction's device entry point allocates and frees its partials, which synchronizes).
  * The _tensor entry points take DLPack tensors of any shape and strides, broadcast
- * (elementwise) or reduced over 'axes' (reductions; NULL and 0 for every axis), and fail
- * as tkh_tensor_call does (tokitai_hip/tensor.h). */
+ * (elementwise), reduced over 'axes' (reductions; NULL and 0 for every axis) or
+ * normalized along 'axis' (normalizations; negative counts from the end; a column
+ * tensor is 1-D along it, NULL for its default), and fail as tkh_tensor_call does
+ * (tokitai_hip/tensor.h). */
 #ifndef $(guard)_OPS_H
 #define $(guard)_OPS_H
 
@@ -29,7 +31,10 @@ extern "C" {
 TKH_API const tkh_registry *$(prefix)_registry_$(name)(void);
 
 @ for _, k in ipairs(kernels) do
-/* $(k.op.name) $(k.label)$(k.op.shape == "reduction" and " (reduction: out is one element)" or ""): $(k.op.semantics) */
+@   local note = k.op.shape == "reduction" and " (reduction: out is one element)"
+@     or k.op.shape == "normalization" and (" (normalization along an axis; flat: the n elements are one row"
+@       .. (#k.columns > 0 and ", a column NULL for its default" or "") .. (k.post and ", out is one element" or "") .. ")") or ""
+/* $(k.op.name) $(k.label)$(note): $(k.op.semantics) */
 TKH_API tkh_status $(k.entry)(tkh_context *ctx, $(k.entry_params), size_t n,
     tkh_report *report);
 TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, $(k.entry_params), size_t n,
@@ -37,6 +42,13 @@ TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, $(k.entry_params), size_t
 @   if k.op.shape == "reduction" then
 TKH_API tkh_status $(k.tensor_entry)(tkh_context *ctx, $(k.tensor_params), const int64_t *axes,
     unsigned axis_count, int keepdims, tkh_stream stream, tkh_report *report);
+@   elseif k.op.shape == "normalization" then
+TKH_API tkh_status $(k.tensor_entry)(tkh_context *ctx, $(k.tensor_params), int64_t axis,
+@     if k.post then
+    int keepdims, tkh_stream stream, tkh_report *report);
+@     else
+    tkh_stream stream, tkh_report *report);
+@     end
 @   else
 TKH_API tkh_status $(k.tensor_entry)(tkh_context *ctx, $(k.tensor_params), tkh_stream stream,
     tkh_report *report);

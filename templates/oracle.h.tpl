@@ -72,6 +72,9 @@ TKH_HD static inline $(k.pick) $(k.oracle)($(k.pick) a, $(k.pick) b)
         return a;
     return b.index < a.index ? b : a;
 }
+@ elseif k.op.shape == "normalization" then
+/* A normalization's expressions are written into its kernel and, with their error bounds,
+ * into its oracle (templates/normalization.hip.tpl, normalization.c.tpl). */
 @ elseif k.op.shape == "reduction" then
 @   local A, O = k.acc.compute, k.out_type.compute
 /* In four parts: identity and combine of accumulators (ACC), the map of an element to

@@ -34,6 +34,8 @@ TKH_HIDDEN size_t $(k.check)(const void *const *, const void *const *, const voi
 TKH_HIDDEN void $(k.check)_fold(const void *, size_t, size_t, tkh_fold *);
 TKH_HIDDEN void $(k.check)_merge(tkh_fold *, const tkh_fold *);
 TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
+@   elseif k.op.shape == "normalization" then
+TKH_HIDDEN size_t $(k.check)_row(const void *const *, const void *, const void *const *, size_t, int64_t, tkh_check_note *);
 @   end
 static const char *const $(k.id)_obligations[] = $(list(contract.obligations(k), k.op.obligations));
 static const char *const $(k.id)_degradations[] = $(list(k.degradations));
@@ -56,9 +58,9 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .outputs = $(k.id)_outputs,
     .scalar_count = $(#k.scalars),
     .scalars = $(#k.scalars > 0 and (k.id .. "_scalars") or "NULL"),
-    .out_count = $(k.op.shape == "reduction" and 1 or 0),
+    .out_count = $((k.op.shape == "reduction" or (k.op.shape == "normalization" and k.post)) and 1 or 0),
     .scratch_size = $(k.op.shape == "reduction" and ("sizeof(" .. (k.index and ("struct { " .. k.acc.compute .. " value; int64_t index; }") or k.acc.compute) .. ")") or 0),
-    .block = $(k.op.shape == "reduction" and reduce_block or 256),
+    .block = $(k.op.shape == "reduction" and reduce_block or k.op.shape == "normalization" and 1024 or 256),
     .vector_width = $(k.vector_width),
     .domain = $(cstr(k.type.domain)),
     .representation = "dense",
@@ -85,6 +87,9 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .finish = $(k.check)_finish,
 @   end
     .launch_plan = $(k.launch)_plan,
+@   if k.op.shape == "normalization" then
+    .check_row = $(k.check)_row,
+@   end
 };
 
 @ end

@@ -5,7 +5,7 @@ local M = {}
 
 M.required_evidence = {
   "admission: the kernel was built for the selected device's architecture",
-  "exactness: every output element was compared with the CPU oracle and equal",
+  "agreement: every output element compared was equal to the CPU oracle's, or within its stated bound",
   "provenance: kernel source, compiler, build and device fingerprints recorded",
 }
 
@@ -30,7 +30,23 @@ function M.obligations(k)
     end
   end
   local first
-  if k.op.shape == "reduction" then
+  if k.op.shape == "normalization" then
+    local out = {
+      string.format("flat: %s %s a row of n elements%s; %s %s", k.inputs[1].param, "is", #k.columns > 0
+        and " and each column given is n elements too (NULL: its default)" or "", k.outputs[1].param,
+        k.post and "holds one element" or "holds n elements"),
+      "the kernel folds each row's reduction stages in order and reads each stage's result before the next",
+      "over tensors: rows along one axis at their own strides, columns 1-D along it, along one plan that the CPU oracle walks too",
+      k.outputs[1].param .. " is copied back and compared with the CPU oracle's bound, the semantic authority",
+    }
+    if #k.scalars > 0 then
+      local names = {}
+      for _, x in ipairs(k.scalars) do names[#names + 1] = x.param end
+      out[#out + 1] = string.format("%s %s passed by value, the same for every row", join(names),
+        #names > 1 and "are" or "is")
+    end
+    return out
+  elseif k.op.shape == "reduction" then
     local outs = {}
     for _, o in ipairs(k.outputs) do outs[#outs + 1] = o.param .. " (" .. o.type.name .. ")" end
     first = string.format("in is a dense %s buffer of n elements; %s hold%s one element%s", k.type.name,

@@ -194,13 +194,14 @@ end
 function M.condition_c(tree, text, env)
   local function emit(n)
     if n.k == "name" then
-      if not env.exact(n.name) then
+      if not env.exact(n.name) and not n.name:match("^[A-Z][A-Z0-9_]*$") then
         fail(text, "the condition uses '%s', which is computed, not read: the device might take the "
           .. "other branch (a condition may use inputs, columns, scalars and literals)", n.name)
       end
       return ("(%s).v"):format(env.name(n.name))
     end
     if n.k == "num" then return n.text end
+    if n.k == "cast" then return emit(n.arg) end -- of an exact value: exact in any float type here
     if n.k == "not" then return ("!(%s)"):format(emit(n.arg)) end
     if n.k == "neg" then return ("-(%s)"):format(emit(n.arg)) end
     if n.k == "bin" then return ("(%s %s %s)"):format(emit(n.l), n.op, emit(n.r)) end

@@ -4,6 +4,8 @@ local errors = require "tkh.errors"
 local contract = require "tkh.contract"
 local ops_loader = require "tkh.ops"
 local types = require "tkh.types"
+local expr = require "tkh.expr"
+local functions = require "tkh.functions"
 
 local M = {}
 
@@ -37,6 +39,7 @@ local function kernel_names(k, prefix, oracle_dir, platform)
     identity = k.identity, degradations = k.degradations, acc = k.acc, out_type = k.out_type,
     map = k.map, post = k.post, bounded_post = k.bounded_post, index = k.index, better = k.better,
     args = k.args, inputs = k.inputs, scalars = k.scalars, outputs = {},
+    columns = k.columns, stages = k.stages, map_tree = k.map_tree, post_tree = k.post_tree,
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",
     tensor_entry = prefix .. "_" .. id .. "_tensor",
@@ -175,6 +178,24 @@ local function unknown_build_info()
            targets_from = note, sources = {} }
 end
 
+-- A normalization's expression (its parsed tree) as C of its error-bound pair
+-- (tokitai_hip/error_bound.h, gen/tkh/expr.lua): every name is a pair e_<name>, C's
+-- constants exact, literals as the compute type holds them, library functions within the
+-- larger of both platforms' documented bounds (a stub is generated before the platform is
+-- known, and must not change when it is).
+local function bound_c(k, tree, text)
+  local env = {
+    name = function(n)
+      if n:match("^[A-Z][A-Z0-9_]*$") then return "tkh_eb_exact((long double)" .. n .. ")" end
+      return "e_" .. n
+    end,
+    exact = function() return true end, -- validated when the op file loaded (gen/tkh/ops.lua)
+    ulps = function(f) return functions.ulps(f, nil, k.acc.bits) end,
+    literal = function(t) return "(" .. k.acc.compute .. ")" .. t end,
+  }
+  return expr.bound_c(tree, text, env)
+end
+
 function M.all(ops, opts, build_info)
   local kernels, op_files, seen_file = {}, {}, {}
   for _, op in ipairs(ops) do
@@ -220,6 +241,7 @@ function M.all(ops, opts, build_info)
     types_used = types_used, macros = macros, unmacros = unmacros, load = load, store = store,
     edge_list = edge_list, fold_element = fold_element,
     ops_format_ulps = ops_loader.format_ulps, reduce_block = 256,
+    bound_c = bound_c,
     guard = (opts.prefix .. "_" .. opts.name):upper(),
     kernels = kernels, units = units, ops = ops, op_files = table.concat(op_files, ", "),
     generator = GENERATOR, cstr = cstr, json = json, contract = contract,

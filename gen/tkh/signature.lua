@@ -33,6 +33,14 @@ for name in ([[float double int unsigned signed char short long bool _Bool sizeo
   KNOWN[name] = true
 end
 
+-- The C type names a cast may use: (float)x, (int64_t)i.
+local C_TYPES = {}
+for name in ("float double int unsigned signed char short long bool int8_t int16_t int32_t int64_t "
+    .. "uint8_t uint16_t uint32_t uint64_t size_t"):gmatch("%S+") do
+  C_TYPES[name] = true
+end
+function M.is_c_type(word) return C_TYPES[word] == true end
+
 -- C's own names beyond the list: <float.h>'s FLT_/DBL_ macros and <math.h>'s FP_ ones,
 -- and the float and long double forms of the math functions (expf, sqrtl).
 local function known(word)
@@ -115,8 +123,10 @@ local function is_placeholder(s)
 end
 
 -- Parses "scalar T alpha, T x" into { { name, type, scalar }, ... } ('type' a type name
--- or a placeholder). 'seen' collects names across the fields of one signature.
-function M.parse(text, field, scalars_allowed, seen, fail)
+-- or a placeholder). 'seen' collects names across the fields of one signature. Where
+-- 'columns_allowed' (normalizations), "column T w = 1" declares a tensor along the axis,
+-- optional when it has a default (a literal): { name, type, column = true, default }.
+function M.parse(text, field, scalars_allowed, seen, fail, columns_allowed)
   if type(text) ~= "string" or text:match("^%s*$") then
     fail("'%s' must be a string such as \"T x, T y\", got %s", field, type(text))
   end
@@ -124,8 +134,16 @@ function M.parse(text, field, scalars_allowed, seen, fail)
   for part in (text .. ","):gmatch("([^,]*),") do
     local words = {}
     for w in part:gmatch("%S+") do words[#words + 1] = w end
-    local scalar = words[1] == "scalar"
-    if scalar then table.remove(words, 1) end
+    local scalar, column, default = words[1] == "scalar", words[1] == "column", nil
+    if scalar or column then table.remove(words, 1) end
+    if column and not columns_allowed then fail("%s: only a normalization's inputs may be columns ('%s')", field, part) end
+    if column and words[3] == "=" then
+      default = words[4]
+      if #words ~= 4 or not default:match("^[-+]?%d[%w.+-]*$") then
+        fail("%s: the default of column '%s' must be a number, as in 'column T w = 1'", field, tostring(words[2]))
+      end
+      words[3], words[4] = nil, nil
+    end
     if #words ~= 2 then
       fail("%s: '%s' must be a type and a name%s", field, part:match("^%s*(.-)%s*$"),
         scalars_allowed and ", after 'scalar' for a value passed by value" or "")
@@ -142,7 +160,7 @@ function M.parse(text, field, scalars_allowed, seen, fail)
     end
     if seen[name] then fail("%s: name '%s' is declared twice", field, name) end
     seen[name] = true
-    out[#out + 1] = { name = name, type = tname, scalar = scalar }
+    out[#out + 1] = { name = name, type = tname, scalar = scalar, column = column or nil, default = default }
   end
   return out
 end

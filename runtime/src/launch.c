@@ -6,6 +6,7 @@
 
 #include "entry.h"
 #include "platform.h"
+#include "tensor.h"
 #include "workspace.h"
 
 #define TKHI_BLOCKS_PER_UNIT 32u   /* reductions: partials per compute unit */
@@ -284,5 +285,7 @@ tkh_status tkh_kernel_enqueue(tkh_context *ctx, const tkh_kernel_info *kernel, c
     size_t n, tkh_stream stream)
 {
     tkhi_clear_error();
+    if (kernel != NULL && tkhi_is_normalization(kernel))
+        return tkhi_normalization_flat("tkh_kernel_enqueue", ctx, kernel, args, n, 1, stream, NULL);
     return device_call("tkh_kernel_enqueue", ctx, kernel, args, n, stream);
 }

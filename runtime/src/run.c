@@ -11,6 +11,7 @@
 
 #include "host_path.h"
 #include "platform.h"
+#include "tensor.h"
 #include "tokitai_hip/scalar.h"
 #include "workspace.h"
 
@@ -246,6 +247,8 @@ tkh_status tkh_kernel_call(tkh_context *ctx, const tkh_kernel_info *kernel, cons
 {
     const double start = tkhi_now_seconds();
     tkhi_clear_error();
+    if (kernel != NULL && tkhi_is_normalization(kernel))
+        return tkhi_normalization_flat("tkh_kernel_call", ctx, kernel, args, n, 0, NULL, report);
     return host_call("tkh_kernel_call", ctx, kernel, args, n, report, start);
 }
 

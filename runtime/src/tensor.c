@@ -400,6 +400,87 @@ static tkh_status plan_reduction(const char *fn, tkhi_tensor_call *c, const tkh_
     return TKH_OK;
 }
 
+/* A normalization: the axis, the columns (1-D along it, or absent), the output (the
+ * input's shape for a map; the axis removed, or kept as 1, for a post step), and the plan
+ * with the axis as dimension 0, the kept dimensions after it. */
+static tkh_status plan_normalization(const char *fn, tkhi_tensor_call *c, const tkh_tensor_args *args,
+    int64_t (*stride)[TKH_MAX_DIMS])
+{
+    const tkh_kernel_info *k = c->kernel;
+    const DLTensor *x = c->tensor[0];
+    const unsigned out = k->arity;
+    const int map = k->out_count == 0;
+    char name[80], s1[200], s2[200];
+    if (args->axis_count != 1 || args->axes == NULL)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: %s_%s normalizes along one axis: expected axes of "
+            "one element, got %u%s", fn, k->op, k->type, args->axis_count, args->axes ? "" : " (NULL)");
+    if (x->ndim == 0)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has no dimensions: expected at least one, "
+            "the axis", fn, k->inputs[0].name);
+    const int64_t axis = args->axes[0] < 0 ? args->axes[0] + x->ndim : args->axes[0];
+    if (axis < 0 || axis >= x->ndim)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: axis %" PRId64 " is out of range for tensor %s of %d "
+            "dimensions: expected %d to %d", fn, args->axes[0], k->inputs[0].name, x->ndim, -x->ndim, x->ndim - 1);
+    c->ndim = x->ndim;
+    memcpy(c->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+    c->reduced_axis[axis] = 1;
+    const int64_t n = x->shape[axis];
+    for (unsigned a = 1; a < k->arity; ++a) {
+        const DLTensor *t = c->tensor[a];
+        if (c->absent[a] || (t->ndim == 1 && t->shape[0] == n))
+            continue;
+        operand_of(c, a, name, sizeof name);
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected [%" PRId64 "], a column "
+            "along axis %" PRId64 " of tensor %s (shape %s)", fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim,
+            t->shape), n, axis, k->inputs[0].name, tkhi_format_dims(s2, sizeof s2, x->ndim, x->shape));
+    }
+    int64_t want[TKH_MAX_DIMS];
+    int want_ndim = 0;
+    for (int d = 0; d < x->ndim; ++d)
+        if (map || d != axis || args->keepdims)
+            want[want_ndim++] = map || d != axis ? x->shape[d] : 1;
+    const DLTensor *o = c->tensor[out];
+    int same = o->ndim == want_ndim;
+    for (int d = 0; d < want_ndim && same; ++d)
+        same = o->shape[d] == want[d];
+    if (!same) {
+        operand_of(c, out, name, sizeof name);
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected %s (%s)", fn, name,
+            tkhi_format_dims(s1, sizeof s1, o->ndim, o->shape), tkhi_format_dims(s2, sizeof s2, want_ndim, want),
+            map ? "the input's shape" : args->keepdims ? "the input's, the axis kept as 1" : "the input's, the axis removed");
+    }
+    tkh_plan *p = &c->plan;
+    p->size[0] = n;
+    p->reduce_count = n;
+    p->stride[0][0] = stride[0][axis];
+    for (unsigned a = 1; a < k->arity; ++a)
+        p->stride[a][0] = c->absent[a] ? 0 : stride[a][0];
+    p->stride[out][0] = map ? stride[out][axis] : 0;
+    int nd = 1;
+    p->count = 1;
+    for (int d = x->ndim - 1; d >= 0; --d) {
+        if (d == axis)
+            continue;
+        const int out_axis = map || args->keepdims || d < axis ? d : d - 1;
+        p->size[nd] = x->shape[d];
+        p->count *= x->shape[d];
+        p->stride[0][nd] = stride[0][d];
+        for (unsigned a = 1; a < k->arity; ++a)
+            p->stride[a][nd] = 0;
+        p->stride[out][nd] = stride[out][out_axis];
+        ++nd;
+    }
+    p->reduced = 1;
+    p->ndim = merge_dims(p, c->arrays, 1, nd);
+    if (n == 0 && !map && p->count > 0)
+        return tkhi_fail(TKH_ERR_EMPTY, "%s: %s_%s reduces rows of zero elements (axis %" PRId64 " of tensor %s, "
+            "shape %s, has size 0): expected at least one", fn, k->op, k->type, axis, k->inputs[0].name,
+            tkhi_format_dims(s1, sizeof s1, x->ndim, x->shape));
+    p->mode = p->stride[0][0] == 1 || p->ndim == 1 ? TKH_PLAN_ROWS : TKH_PLAN_COLUMNS;
+    c->flat = 0;
+    return TKH_OK;
+}
+
 tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel_info *kernel,
     const tkh_tensor_args *args, tkhi_tensor_call *c)
 {
@@ -427,6 +508,11 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
     for (unsigned a = 0; a < c->arrays; ++a) {
         c->tensor[a] = a < kernel->arity ? args->inputs[a] : args->outputs[a - kernel->arity];
         const tkh_operand *operand = operand_at(c, a);
+        if (c->tensor[a] == NULL && tkhi_is_normalization(kernel) && a > 0 && a < kernel->arity) {
+            c->absent[a] = 1; /* a column not given: its default */
+            c->size[a] = operand->size;
+            continue;
+        }
         if (c->tensor[a] == NULL)
             return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s is NULL", fn, (operand_of(c, a, name, sizeof name), name));
         if (a == 0)
@@ -440,13 +526,19 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
     int64_t stride[TKH_MAX_ARRAYS][TKH_MAX_DIMS];
     for (unsigned a = 0; a < c->arrays; ++a) {
         int64_t count;
+        if (c->absent[a]) {
+            c->lo[a] = 0;
+            c->hi[a] = -1; /* an empty span */
+            continue;
+        }
         own_strides(c->tensor[a], stride[a]);
         if (span(c->tensor[a], stride[a], &c->lo[a], &c->hi[a], &count) != 0
             || (uint64_t)(c->hi[a] - c->lo[a] + 1) > SIZE_MAX / c->size[a])
             return tkhi_fail(TKH_ERR_SIZE_OVERFLOW, "%s: tensor %s: its elements or offsets overflow 64 bits",
                 fn, (operand_of(c, a, name, sizeof name), name));
     }
-    st = strcmp(kernel->shape, "reduction") == 0 ? plan_reduction(fn, c, args, stride)
+    st = tkhi_is_reduction(kernel) ? plan_reduction(fn, c, args, stride)
+        : tkhi_is_normalization(kernel) ? plan_normalization(fn, c, args, stride)
         : plan_elementwise(fn, c, stride);
     if (st != TKH_OK)
         return st;
@@ -487,15 +579,25 @@ void tkhi_plan_evidence(const tkhi_tensor_call *c, tkh_report *report)
     for (unsigned a = 0; a < c->arrays; ++a) {
         const DLTensor *t = c->tensor[a];
         int64_t own[TKH_MAX_DIMS];
-        own_strides(t, own);
         operand_of(c, a, name, sizeof name);
+        if (c->absent[a]) {
+            tkhi_evidence(report, "tensor %s: not given (its default)", name);
+            continue;
+        }
+        own_strides(t, own);
         tkhi_evidence(report, "tensor %s: %s %s, strides %s%s, on the %s", name,
             (a < k->arity ? k->inputs[a] : k->outputs[a - k->arity]).type,
             tkhi_format_dims(shape, sizeof shape, t->ndim, t->shape),
             tkhi_format_dims(strides, sizeof strides, t->ndim, own), t->strides ? "" : " (compact)",
             c->on_device ? "device" : "host");
     }
-    if (strcmp(k->shape, "reduction") == 0) {
+    if (tkhi_is_normalization(k)) {
+        int axis = 0;
+        while (axis + 1 < c->ndim && !c->reduced_axis[axis])
+            ++axis;
+        tkhi_evidence(report, "normalized along axis %d of %s: %" PRId64 " rows of %" PRId64 " elements", axis,
+            tkhi_format_dims(shape, sizeof shape, c->ndim, c->shape), p->count, p->reduce_count);
+    } else if (strcmp(k->shape, "reduction") == 0) {
         int64_t axes[TKH_MAX_DIMS];
         int n = 0;
         for (int d = 0; d < c->ndim; ++d)
@@ -522,7 +624,8 @@ void tkhi_plan_evidence(const tkhi_tensor_call *c, tkh_report *report)
     }
     if (at < sizeof line)
         snprintf(line + at, sizeof line - at, "; %s indices%s%s", p->wide ? "64-bit" : "32-bit",
-            strcmp(k->shape, "reduction") != 0 ? "" : p->mode == TKH_PLAN_ROWS ? ", a block per output"
-            : ", a thread column per output", c->flat ? "; the flat kernel" : "");
+            !tkhi_folds_axes(k) ? "" : p->mode == TKH_PLAN_ROWS ? (tkhi_is_normalization(k) ? ", a block per row"
+            : ", a block per output") : tkhi_is_normalization(k) ? ", a thread per row" : ", a thread column per output",
+            c->flat ? "; the flat kernel" : "");
     tkhi_evidence(report, "%s", line);
 }

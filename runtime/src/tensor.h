@@ -3,6 +3,8 @@
 #ifndef TOKITAI_HIP_TENSOR_INTERNAL_H
 #define TOKITAI_HIP_TENSOR_INTERNAL_H
 
+#include <string.h>
+
 #include "entry.h"
 #include "oracle.h"
 #include "tokitai_hip/tensor.h"
@@ -20,7 +22,10 @@ typedef struct tkhi_tensor_call {
                                                        and highest element: its span */
     int ndim;                              /* the index space in messages: the broadcast shape */
     int64_t shape[TKH_MAX_DIMS];           /* (elementwise), the input's (reductions) */
-    int reduced_axis[TKH_MAX_DIMS];        /* reductions: 1 where that axis is reduced */
+    int reduced_axis[TKH_MAX_DIMS];        /* reductions, normalizations: 1 where that axis is
+                                              reduced (normalized along) */
+    int absent[TKH_MAX_ARRAYS];            /* normalizations: a column not given (NULL): its
+                                              default, no memory */
     tkh_plan plan;
     int flat;                              /* everything compact, of one shape (for a reduction:
                                               over every axis): the flat kernels do it */
@@ -28,6 +33,30 @@ typedef struct tkhi_tensor_call {
                                               assumes (an axis kernel's: 1 and its threads
                                               along one output's elements) */
 } tkhi_tensor_call;
+
+/* The kernel's shape: a reduction, a normalization (docs/normalizations.md); whether the
+ * plan's dimensions [0, reduced) are folded (the host path's pieces never cut them), and
+ * whether the outputs drop them (not a normalization's map). */
+static inline int tkhi_is_reduction(const tkh_kernel_info *k) { return strcmp(k->shape, "reduction") == 0; }
+static inline int tkhi_is_normalization(const tkh_kernel_info *k) { return strcmp(k->shape, "normalization") == 0; }
+static inline int tkhi_folds_axes(const tkh_kernel_info *k) { return tkhi_is_reduction(k) || tkhi_is_normalization(k); }
+static inline int tkhi_drops_axes(const tkh_kernel_info *k)
+{
+    return tkhi_is_reduction(k) || (tkhi_is_normalization(k) && k->out_count == 1);
+}
+
+/* Elements of each output over plan p: its count, times the axis for a normalization's
+ * map (whose output keeps it). */
+static inline int64_t tkhi_plan_outputs(const tkh_kernel_info *k, const tkh_plan *p)
+{
+    return tkhi_folds_axes(k) && !tkhi_drops_axes(k) ? p->count * p->reduce_count : p->count;
+}
+
+/* A normalization's flat entry points (tkh_kernel_call, _enqueue): the n elements are one
+ * row, passed as 1-D tensors on the host or the context's device (a column NULL: its
+ * default) to tkh_tensor_call. Fails as those do. */
+TKH_HIDDEN tkh_status tkhi_normalization_flat(const char *fn, tkh_context *ctx, const tkh_kernel_info *k,
+    const tkh_args *args, size_t n, int on_device, tkh_stream stream, tkh_report *report);
 
 /* Checks the tensors against the kernel's signature and works out the plan.
  * Fails as tkh_tensor_call does before any device work. */

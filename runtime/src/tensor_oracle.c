@@ -48,7 +48,7 @@ static void gather(unsigned char *dst, const unsigned char *base, const int64_t 
 
 const char *tkhi_format_index(const tkhi_tensor_call *c, int64_t linear, char *buf, size_t size)
 {
-    const int reduction = strcmp(c->kernel->shape, "reduction") == 0;
+    const int reduction = tkhi_drops_axes(c->kernel);
     int64_t coord[TKH_MAX_DIMS];
     for (int d = c->ndim - 1; d >= 0; --d) {
         if (reduction && c->reduced_axis[d])
@@ -166,6 +166,76 @@ static tkh_status check_reduction(const tkhi_tensor_call *c, const tkh_oracle_po
     return TKH_OK;
 }
 
+/* A normalization: each row (or each sampled row) gathered along the axis with the
+ * columns, checked whole by the kernel's row check under the device's fold depth. A
+ * mismatch's index is row-major in the output's index space. */
+static tkh_status check_normalization(const tkhi_tensor_call *c, const tkh_oracle_policy *policy,
+    unsigned char *const *base, const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars,
+    tkhi_oracle *o, const int64_t *samples)
+{
+    const tkh_kernel_info *k = c->kernel;
+    const tkh_plan *p = &c->plan;
+    const size_t n = (size_t)p->reduce_count, outs = k->out_count ? 1 : n;
+    unsigned char *buf[TKH_MAX_ARRAYS] = { NULL };
+    int64_t *off = malloc((n > 0 ? n : 1) * sizeof *off);
+    tkh_status st = off ? TKH_OK : TKH_ERR_HOST_ALLOC;
+    for (unsigned a = 0; a < c->arrays && st == TKH_OK; ++a)
+        if (!c->absent[a] && (buf[a] = malloc((a < k->arity ? (n > 0 ? n : 1) : outs) * c->size[a])) == NULL)
+            st = TKH_ERR_HOST_ALLOC;
+    if (st != TKH_OK)
+        st = tkhi_fail(st, "%s: allocating the oracle's rows failed", c->fn);
+    const void *in[TKH_MAX_INPUTS];
+    for (unsigned a = 0; a < k->arity; ++a)
+        in[a] = buf[a];
+    for (unsigned a = 1; a < k->arity && st == TKH_OK; ++a) /* the columns: the same for every row */
+        if (!c->absent[a]) {
+            walk(p, 0, 1, p->stride[a], 0, n, off);
+            gather(buf[a], base[a], off, n, c->size[a]);
+        }
+    int axis = 0;
+    while (!c->reduced_axis[axis])
+        ++axis;
+    const int64_t depth = tkh_norm_depth(p->mode, (int64_t)n);
+    const int64_t total = samples ? (int64_t)policy->samples : p->count;
+    for (int64_t s = 0; st == TKH_OK && s < total && o->bad == SIZE_MAX; ++s) {
+        const int64_t row = samples ? samples[s] : s;
+        const int64_t at = offset_at(p, 1, p->ndim, p->stride[0], row);
+        walk(p, 0, 1, p->stride[0], 0, n, off);
+        for (size_t j = 0; j < n; ++j)
+            off[j] += at;
+        gather(buf[0], base[0], off, n, c->size[0]);
+        const unsigned out = k->arity;
+        const int64_t out_at = offset_at(p, 1, p->ndim, out_stride[0], row);
+        walk(p, 0, 1, out_stride[0], 0, outs, off);
+        for (size_t j = 0; j < outs; ++j)
+            off[j] += out_at;
+        gather(buf[out], base[out], off, outs, c->size[out]);
+        const double before = o->note.worst;
+        const size_t bad = k->check_row(in, buf[out], scalars, n, depth, &o->note);
+        o->compared += bad < outs ? bad + 1 : outs;
+        /* the row-major index of element j of this row: the kept coordinates from 'row' */
+        const size_t j = bad < outs ? bad : o->note.worst_index;
+        int64_t rest = row, lin = 0, mult = 1;
+        for (int d = c->ndim - 1; d >= 0; --d) {
+            if (d == axis && outs == 1)
+                continue;
+            const int64_t coord = d == axis ? (int64_t)j : rest % c->shape[d];
+            if (d != axis)
+                rest /= c->shape[d];
+            lin += coord * mult;
+            mult *= c->shape[d];
+        }
+        if (o->note.worst > before)
+            o->note.worst_index = (size_t)lin;
+        if (bad < outs)
+            o->bad = (size_t)lin;
+    }
+    for (unsigned a = 0; a < c->arrays; ++a)
+        free(buf[a]);
+    free(off);
+    return st;
+}
+
 tkh_status tkhi_tensor_check(const tkhi_tensor_call *c, const tkh_oracle_policy *policy,
     unsigned char *const *base, const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars,
     tkhi_oracle *o)
@@ -179,8 +249,8 @@ tkh_status tkhi_tensor_check(const tkhi_tensor_call *c, const tkh_oracle_policy 
     int64_t *samples = draw_samples(policy, c->plan.count);
     if (policy->mode == TKH_ORACLE_SAMPLED && samples == NULL)
         return tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu sample indices failed", c->fn, policy->samples);
-    const tkh_status st = strcmp(c->kernel->shape, "reduction") == 0
-        ? check_reduction(c, policy, base, out_stride, o, samples)
+    const tkh_status st = tkhi_is_reduction(c->kernel) ? check_reduction(c, policy, base, out_stride, o, samples)
+        : tkhi_is_normalization(c->kernel) ? check_normalization(c, policy, base, out_stride, scalars, o, samples)
         : check_elementwise(c, policy, base, out_stride, scalars, o, samples);
     free(samples);
     return st;
@@ -190,10 +260,11 @@ void tkhi_tensor_scatter(const tkhi_tensor_call *c, unsigned output, const void 
 {
     const tkh_plan *p = &c->plan;
     const unsigned a = c->kernel->arity + output;
-    const int from = strcmp(c->kernel->shape, "reduction") == 0 ? p->reduced : 0;
+    const int from = tkhi_drops_axes(c->kernel) ? p->reduced : 0;
+    const int64_t count = tkhi_plan_outputs(c->kernel, p);
     int64_t off[BATCH];
-    for (int64_t first = 0; first < p->count; first += BATCH) {
-        const size_t len = (size_t)(p->count - first < BATCH ? p->count - first : BATCH);
+    for (int64_t first = 0; first < count; first += BATCH) {
+        const size_t len = (size_t)(count - first < BATCH ? count - first : BATCH);
         walk(p, from, p->ndim, p->stride[a], first, len, off);
         for (size_t j = 0; j < len; ++j)
             memcpy(c->base[a] + off[j] * (int64_t)c->size[a],

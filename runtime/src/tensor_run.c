@@ -20,11 +20,6 @@
 #define TKHI_SPLIT_ROWS_LEAST 4096
 #define TKHI_SPLIT_COLUMNS_LEAST 256
 
-static int is_reduction(const tkh_kernel_info *k)
-{
-    return strcmp(k->shape, "reduction") == 0;
-}
-
 /* The grid and block of the kernel over plan p (the call's, or the host path's copy with
  * dense outputs) whose input 0 lies at 'input'; for reductions also p's split and the
  * launch shape the oracle's sum bound assumes. */
@@ -34,7 +29,11 @@ static void plan_shape(const tkh_context *ctx, tkhi_tensor_call *c, tkh_plan *p,
     const tkh_kernel_info *k = c->kernel;
     *block = k->block;
     int64_t blocks;
-    if (!is_reduction(k)) {
+    if (tkhi_is_normalization(k)) { /* a block a row, or a thread a row (tkh_plan.h) */
+        const int rows = p->mode == TKH_PLAN_ROWS;
+        *block = rows ? tkh_norm_block(p->reduce_count) : 256;
+        blocks = rows ? p->count : (p->count + 255) / 256;
+    } else if (!tkhi_is_reduction(k)) {
         blocks = (p->count + k->block - 1) / k->block;
     } else {
         const int rows = p->mode == TKH_PLAN_ROWS;
@@ -104,7 +103,7 @@ static void launch_evidence(const plan_launch *l, const char *what, tkh_report *
 static tkh_status tensor_verdict(const tkhi_tensor_call *c, const tkhi_oracle *o, tkh_report *rep)
 {
     const tkh_kernel_info *k = c->kernel;
-    const size_t outputs = (size_t)c->plan.count;
+    const size_t outputs = (size_t)tkhi_plan_outputs(k, &c->plan);
     char at[200], shape[200];
     if (rep != NULL) {
         rep->oracle_mode = o->policy.mode;
@@ -123,11 +122,14 @@ static tkh_status tensor_verdict(const tkhi_tensor_call *c, const tkhi_oracle *o
     if (o->bad != SIZE_MAX)
         return tkhi_fail(TKH_ERR_ORACLE_MISMATCH, "%s_%s: element %s of %s differs from the CPU oracle: %s",
             k->op, k->type, tkhi_format_index(c, (int64_t)o->bad, at, sizeof at),
-            is_reduction(k) ? "the reduction" : tkhi_format_dims(shape, sizeof shape, c->ndim, c->shape),
+            tkhi_drops_axes(k) ? "the reduction" : tkhi_format_dims(shape, sizeof shape, c->ndim, c->shape),
             o->note.detail);
     tkhi_evidence(rep, "compared %s%zu outputs with the CPU oracle walking the plan (%s), %s rule: all agree",
         o->policy.mode == TKH_ORACLE_SAMPLED ? "sampled " : "all ", o->compared,
         tkh_oracle_mode_name(o->policy.mode), k->compare_rule);
+    if (strcmp(k->compare_rule, "bound") == 0)
+        tkhi_evidence(rep, "largest error %.3g of its bound (element %s)", o->note.worst,
+            tkhi_format_index(c, (int64_t)o->note.worst_index, at, sizeof at));
     if (strstr(k->compare_rule, "ulp") != NULL)
         tkhi_evidence(rep, "largest error %.3g ulps (output %s), bound %.6g ulps", o->note.worst,
             tkhi_format_index(c, (int64_t)o->note.worst_index, at, sizeof at), k->ulp_bound);
@@ -159,7 +161,7 @@ static pieces plan_pieces(const tkhi_tensor_call *c, const tkh_plan *dev, size_t
     const tkh_kernel_info *k = c->kernel;
     const int d = dev->ndim - 1;
     pieces ps = { -1, dev->size[d], { 0 } };
-    if (is_reduction(k) && d < dev->reduced)
+    if (tkhi_folds_axes(k) && d < dev->reduced)
         return ps;
     int64_t widest = 1; /* bytes per row of the array that moves the most */
     for (unsigned a = 0; a < c->arrays; ++a) {
@@ -193,7 +195,8 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
     tkh_status st = tkhi_host_streams(ctx);
     const pieces ps = plan_pieces(c, dev, ctx->chunk_bytes);
     const int d = ps.dim >= 0 ? ps.dim : dev->ndim - 1;
-    const int64_t per_row = dev->count / dev->size[d]; /* outputs per row of dimension d */
+    const int64_t per_row = dev->count / dev->size[d]; /* the plan's kept elements per row of dimension d */
+    const int64_t out_per_row = tkhi_plan_outputs(k, dev) / dev->size[d]; /* and output elements */
     const void *in[TKH_MAX_INPUTS];
     void *out[TKH_MAX_OUTPUTS];
     unsigned fold_grid = UINT_MAX;
@@ -209,6 +212,10 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
             tkh_plan_magic(piece.wide ? 1 : (uint32_t)piece.size[d], &piece.magic[d], &piece.shift[d]);
         }
         for (unsigned a = 0; a < k->arity && st == TKH_OK; ++a) {
+            if (c->absent[a]) { /* a column not given: the kernel uses its default */
+                in[a] = NULL;
+                continue;
+            }
             const int64_t origin = first * dev->stride[a][d];
             int64_t lo = c->lo[a], hi = c->hi[a];
             if (!ps.whole[a])
@@ -228,7 +235,7 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
                     bytes, a, ctx->device.selected);
         }
         for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o) {
-            st = tkhi_device_buffer(ctx, &slot->dev_out[o], (size_t)piece.count * c->size[k->arity + o],
+            st = tkhi_device_buffer(ctx, &slot->dev_out[o], (size_t)tkhi_plan_outputs(k, &piece) * c->size[k->arity + o],
                 "a tensor output");
             out[o] = slot->dev_out[o].ptr;
         }
@@ -246,12 +253,12 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
             tkhi_evidence(report, "copied the inputs' spans in");
             launch_evidence(&l, "ran", report);
         }
-        const size_t first_out = (size_t)(first * per_row);
+        const size_t first_out = (size_t)(first * out_per_row);
         if (st == TKH_OK)
-            st = tkhi_run_corrupt(&hook, out[0], first_out, (size_t)piece.count, slot->stream);
+            st = tkhi_run_corrupt(&hook, out[0], first_out, (size_t)tkhi_plan_outputs(k, &piece), slot->stream);
         for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o) {
             const size_t size = c->size[k->arity + o];
-            if ((err = tkhi_copy_to_host(ctx, dense[o] + first_out * size, out[o], (size_t)piece.count * size,
+            if ((err = tkhi_copy_to_host(ctx, dense[o] + first_out * size, out[o], (size_t)tkhi_plan_outputs(k, &piece) * size,
                      slot->stream)) != 0)
                 st = tkhi_fail_runtime(TKH_ERR_COPY, err, "copying output %u back from device %d failed", o,
                     ctx->device.selected);
@@ -263,7 +270,7 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
             ctx->device.selected);
     if (st != TKH_OK && slot->stream != NULL)
         tkhi_stream_drain(slot->stream);
-    if (is_reduction(k) && fold_grid != UINT_MAX)
+    if (tkhi_is_reduction(k) && fold_grid != UINT_MAX)
         c->fold_grid = fold_grid; /* the sum bound holds for every piece's split */
     if (st == TKH_OK && ps.dim >= 0)
         tkhi_evidence(report, "in %" PRId64 " pieces of %" PRId64 " rows of plan dimension %d (about %zu bytes "
@@ -284,9 +291,9 @@ static tkh_status host_tensor(tkhi_tensor_call *c, tkh_context *ctx, const void 
     unsigned char *dense[TKH_MAX_OUTPUTS] = { NULL }, *base[TKH_MAX_ARRAYS];
     tkh_status st = TKH_OK;
     for (unsigned o = 0; o < k->output_count; ++o) {
-        tkhi_plan_dense_strides(&c->plan, is_reduction(k) ? c->plan.reduced : 0, dense_stride[o]);
+        tkhi_plan_dense_strides(&c->plan, tkhi_drops_axes(k) ? c->plan.reduced : 0, dense_stride[o]);
         memcpy(dev.stride[k->arity + o], dense_stride[o], sizeof dense_stride[o]);
-        const size_t bytes = (size_t)c->plan.count * c->size[k->arity + o];
+        const size_t bytes = (size_t)tkhi_plan_outputs(k, &c->plan) * c->size[k->arity + o];
         if (st == TKH_OK && (dense[o] = malloc(bytes)) == NULL)
             st = tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu bytes for output %u failed", c->fn, bytes, o);
         base[k->arity + o] = dense[o];
@@ -322,6 +329,9 @@ static tkh_status check_on_host(tkhi_tensor_call *c, tkh_context *ctx, const tkh
         c->fn, k->symbol, ctx->device.selected);
     for (unsigned a = 0; a < c->arrays && st == TKH_OK; ++a) {
         const size_t bytes = tkhi_span_bytes(c, a);
+        base[a] = NULL;
+        if (c->absent[a])
+            continue;
         if ((copy[a] = malloc(bytes)) == NULL) {
             st = tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu bytes to check tensor %u failed", c->fn, bytes, a);
             break;
@@ -371,7 +381,7 @@ static tkh_status device_tensor(tkhi_tensor_call *c, tkh_context *ctx, const tkh
     flat_args(c, args, &flat, in, out);
     tkh_status st;
     if (c->flat) {
-        st = tkh_kernel_enqueue(ctx, k, &flat, (size_t)(is_reduction(k) ? c->plan.reduce_count : c->plan.count),
+        st = tkh_kernel_enqueue(ctx, k, &flat, (size_t)(tkhi_is_reduction(k) ? c->plan.reduce_count : c->plan.count),
             args->stream);
         if (st == TKH_OK)
             tkhi_evidence(report, "enqueued the flat kernel %s on the stream", k->symbol);
@@ -416,7 +426,7 @@ tkh_status tkh_tensor_call(tkh_context *ctx, const tkh_kernel_info *kernel, cons
         void *out[TKH_MAX_OUTPUTS];
         tkh_args flat;
         flat_args(c, args, &flat, in, out);
-        st = tkh_kernel_call(ctx, kernel, &flat, (size_t)(is_reduction(kernel) ? c->plan.reduce_count
+        st = tkh_kernel_call(ctx, kernel, &flat, (size_t)(tkhi_is_reduction(kernel) ? c->plan.reduce_count
             : c->plan.count), report);
         tkhi_plan_evidence(c, report);
         if (report != NULL)
@@ -424,7 +434,7 @@ tkh_status tkh_tensor_call(tkh_context *ctx, const tkh_kernel_info *kernel, cons
         free(c);
         return st;
     }
-    tkhi_report_begin(report, ctx, kernel, st == TKH_OK ? (size_t)c->plan.count : 0);
+    tkhi_report_begin(report, ctx, kernel, st == TKH_OK ? (size_t)tkhi_plan_outputs(kernel, &c->plan) : 0);
     if (st == TKH_OK && report != NULL)
         tkhi_describe_scalars(kernel, args->scalars, report->scalars, sizeof report->scalars);
     if (st == TKH_OK)
@@ -439,6 +449,44 @@ tkh_status tkh_tensor_call(tkh_context *ctx, const tkh_kernel_info *kernel, cons
         st = c->on_device ? device_tensor(c, ctx, args, report) : host_tensor(c, ctx, args->scalars, report);
     free(c);
     return tkhi_report_end(report, st, start);
+}
+
+tkh_status tkhi_normalization_flat(const char *fn, tkh_context *ctx, const tkh_kernel_info *k,
+    const tkh_args *args, size_t n, int on_device, tkh_stream stream, tkh_report *report)
+{
+    tkh_status st = tkhi_check_call(fn, ctx, k, args);
+    if (st == TKH_OK && (args->input_count != k->arity || args->output_count != 1 || args->scalar_count != k->scalar_count))
+        st = tkhi_fail(TKH_ERR_ARITY, "%s: %s_%s (%s) takes %u inputs, 1 output and %u scalars, got %u, %u and %u",
+            fn, k->op, k->type, k->signature, k->arity, k->scalar_count, args->input_count, args->output_count,
+            args->scalar_count);
+    else if (st == TKH_OK && (args->inputs == NULL || args->outputs == NULL))
+        st = tkhi_fail(TKH_ERR_NULL_POINTER, "%s: %s is NULL", fn, args->inputs == NULL ? "inputs" : "outputs");
+    else if (st == TKH_OK && n == 0)
+        st = tkhi_fail(TKH_ERR_EMPTY, "%s: n is 0: expected a row of at least one element", fn);
+    else if (st == TKH_OK && n > (size_t)INT64_MAX)
+        st = tkhi_fail(TKH_ERR_SIZE_OVERFLOW, "%s: n = %zu does not fit a tensor's shape", fn, n);
+    if (st != TKH_OK) {
+        tkhi_report_begin(report, ctx, k, n);
+        return tkhi_report_end(report, st, tkhi_now_seconds());
+    }
+    const int64_t shape = (int64_t)n, axis = 0;
+    const DLDevice dev = { on_device ? (strcmp(ctx->device.platform, "nvidia") == 0 ? kDLCUDA : kDLROCM) : kDLCPU,
+        on_device ? ctx->device.selected : 0 };
+    DLTensor t[TKH_MAX_ARRAYS];
+    const DLTensor *in[TKH_MAX_INPUTS], *out[1];
+    for (unsigned a = 0; a <= k->arity; ++a) {
+        const tkh_operand *o = a < k->arity ? &k->inputs[a] : &k->outputs[0];
+        void *data = a < k->arity ? (void *)args->inputs[a] : args->outputs[0];
+        t[a] = (DLTensor){ data, dev, a < k->arity || k->out_count == 0 ? 1 : 0, { 0, 0, 1 },
+            (int64_t *)&shape, NULL, 0 };
+        tkh_dlpack_dtype(o->type, &t[a].dtype);
+        if (a < k->arity)
+            in[a] = a > 0 && data == NULL ? NULL : &t[a]; /* a column not given: its default */
+        else
+            out[0] = &t[a];
+    }
+    const tkh_tensor_args ta = { in, k->arity, out, 1, args->scalars, args->scalar_count, &axis, 1, 0, stream };
+    return tkh_tensor_call(ctx, k, &ta, report);
 }
 
 /* Tensor t's dtype is our type 'type'. */

@@ -1,4 +1,4 @@
--- A small catalog whose generated files are kept as reviewed goldens: both kernel
+-- A small catalog whose generated files are kept as reviewed goldens: the three kernel
 -- shapes, integer and float types, a unary and a binary op, both comparison rules, and a
 -- signature with a bool array, a scalar and two outputs.
 elementwise {
@@ -47,4 +47,14 @@ elementwise {
   types = { "f16" },
   semantics = "out = x * s where keep, else x; negative = x < 0",
   compute = { out = "keep ? x * s : x", negative = "x < 0" },
+}
+
+-- A normalization: a stage with a post step, an optional column, a scalar, a map.
+normalization {
+  name = "rms_norm",
+  inputs = "T x, column T weight = 1, scalar ACC eps",
+  types = { "f16" },
+  semantics = "x / sqrt(mean of x^2 + eps) * weight",
+  reductions = { { "rstd", identity = "(ACC)0", map = "x * x", combine = "a + b", post = "rsqrt(a / n + eps)" } },
+  map = "x * rstd * weight",
 }

@@ -95,6 +95,66 @@ static void run_case(const tkh_kernel_info *k, const char *what, tensor *t, cons
         free(t[a].buffer);
 }
 
+/* A normalization along an axis: rows of 129 with every column given, columns of 37 with
+ * none (their defaults), a transposed input, the middle axis of [3, 5, 67], rows of 20000
+ * (past what a block keeps in registers), and random bit patterns (NaN, infinities); the
+ * output of the input's shape, or for a post step with the axis removed or kept as 1.
+ * Values in [-1, 1) but for the last case; eps 1e-5. */
+static size_t normalization_cases(const tkh_kernel_info *k, uint64_t *s)
+{
+    const int post = k->out_count == 1;
+    unsigned char eps[8];
+    const float e32 = 1e-5f;
+    const double e64 = 1e-5;
+    const void *scalars[TKH_MAX_SCALARS];
+    for (unsigned j = 0; j < k->scalar_count; ++j) {
+        memcpy(eps, k->scalars[j].size == 8 ? (const void *)&e64 : (const void *)&e32, k->scalars[j].size);
+        scalars[j] = eps;
+    }
+    const int64_t rc[2] = { 37, 129 }, transposed[2] = { 1, 37 }, cube[3] = { 3, 5, 67 },
+        long_rows[2] = { 2, 20000 }, bits[2] = { 5, 40 };
+    const struct { const char *what; int ndim; const int64_t *shape, *strides; int64_t axis; int columns, keepdims,
+        moderate; } cases[] = {
+        { "[37, 129] along axis 1, columns given", 2, rc, NULL, 1, 1, 0, 1 },
+        { "[37, 129] along axis 0, no columns (keepdims)", 2, rc, NULL, 0, 0, 1, 1 },
+        { "[37, 129] transposed, along axis -1", 2, rc, transposed, -1, 1, 0, 1 },
+        { "[3, 5, 67] along axis 1", 3, cube, NULL, 1, 1, 0, 1 },
+        { "[2, 20000] along axis 1 (rows past the registers)", 2, long_rows, NULL, 1, 1, 0, 1 },
+        { "[5, 40] along axis 1, random bits", 2, bits, NULL, 1, 1, 0, 0 },
+    };
+    size_t runs = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        tensor t[TKH_MAX_ARRAYS];
+        const int ndim = cases[c].ndim;
+        const int64_t axis = cases[c].axis < 0 ? cases[c].axis + ndim : cases[c].axis;
+        const int64_t n = cases[c].shape[axis];
+        make(&t[0], &k->inputs[0], ndim, cases[c].shape, cases[c].strides, cases[c].moderate, s);
+        const DLTensor *in[TKH_MAX_INPUTS], *out[1];
+        in[0] = &t[0].t;
+        for (unsigned a = 1; a < k->arity; ++a) {
+            in[a] = NULL;
+            t[a].buffer = NULL;
+            if (cases[c].columns)
+                in[a] = make(&t[a], &k->inputs[a], 1, &n, NULL, cases[c].moderate, s);
+        }
+        int64_t oshape[4];
+        int ondim = 0;
+        for (int d = 0; d < ndim; ++d)
+            if (!post || d != axis || cases[c].keepdims)
+                oshape[ondim++] = post && d == axis ? 1 : cases[c].shape[d];
+        out[0] = make(&t[k->arity], &k->outputs[0], ondim, oshape, NULL, 0, s);
+        const tkh_tensor_args args = { in, k->arity, out, 1, scalars, k->scalar_count, &cases[c].axis, 1,
+            cases[c].keepdims, NULL };
+        tkh_report r;
+        if (tkh_tensor_call(ctx, k, &args, &r) != TKH_OK || !r.oracle_matches)
+            fail_msg("%s_%s, %s (seed %" PRIu64 "): %s", k->op, k->type, cases[c].what, seed, r.message);
+        for (unsigned a = 0; a <= k->arity; ++a)
+            free(t[a].buffer);
+        ++runs;
+    }
+    return runs;
+}
+
 /* Elementwise: [37, 129] from a transposed input, a row and a column (in turn), into a
  * compact output; [3, 5, 67] with the first input reversed along its last axis into an
  * output with gaps. Reductions: axis 1, axis 0 with keepdims, both axes, a transposed
@@ -133,6 +193,10 @@ static void every_kernel_over_tensors(void **state)
                 make(&t[k->arity + o], &k->outputs[o], 3, cube, gapped, 0, &s);
             run_case(k, "[3, 5, 67]: a reversed input, a gapped output", t, scalars, NULL, 0, 0);
             runs += 2;
+            continue;
+        }
+        if (strcmp(k->shape, "normalization") == 0) {
+            runs += normalization_cases(k, &s);
             continue;
         }
         const int64_t one = 1, zero = 0, both[2] = { 0, 1 }, kept0[1] = { 37 }, k1[2] = { 1, 129 },

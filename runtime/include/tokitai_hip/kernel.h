@@ -76,6 +76,15 @@ typedef void (*tkh_merge_fn)(tkh_fold *state, const tkh_fold *later);
 typedef size_t (*tkh_finish_fn)(const tkh_fold *state, const void *const *outputs, size_t n,
     unsigned grid, unsigned block, tkh_check_note *note);
 
+/* A normalization's check of one row of n elements: its input arrays gathered
+ * contiguous (NULL for a column not given: its default), the output's n elements (a map)
+ * or one (a post step), and the depth of the device's folds (tkh_plan.h's
+ * tkh_norm_depth). Returns the first output element outside the oracle's bound (what
+ * differed in note->detail) or n; note->worst rises to the largest share of the bound
+ * used, worst_index where. */
+typedef size_t (*tkh_row_check_fn)(const void *const *inputs, const void *output,
+    const void *const *scalars, size_t n, int64_t depth, tkh_check_note *note);
+
 /* One operand of a kernel's signature. */
 typedef struct tkh_operand {
     const char *name;                 /* as declared: "x", "alpha" ("lhs", "rhs" in the short form) */
@@ -93,7 +102,7 @@ typedef struct tkh_kernel_info {
                                          '_': "i32"; "f16_f32" for cast f16 to f32 */
     const char *signature;            /* "scalar f32 alpha, f32 x -> f32 out" */
     const char *symbol;               /* device symbol, "tkhk_add_i32" */
-    const char *shape;                /* "elementwise" or "reduction" */
+    const char *shape;                /* "elementwise", "reduction" or "normalization" */
     unsigned arity;                   /* number of input arrays */
     const tkh_operand *inputs;        /* arity of them */
     unsigned output_count;
@@ -128,7 +137,8 @@ typedef struct tkh_kernel_info {
     tkh_merge_fn merge;
     tkh_finish_fn finish;
     tkh_launch_plan_fn launch_plan;   /* tensors: the strided kernel (elementwise), the axis
-                                         kernel (reductions) */
+                                         kernel (reductions and normalizations) */
+    tkh_row_check_fn check_row;       /* normalizations: the check of one row; NULL otherwise */
 } tkh_kernel_info;
 
 typedef struct tkh_registry {

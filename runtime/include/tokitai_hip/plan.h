@@ -5,6 +5,7 @@
 #define TOKITAI_HIP_PLAN_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* The most arrays and scalars of each kind a kernel takes (the generator enforces them). */
 #define TKH_MAX_INPUTS 8
@@ -94,6 +95,51 @@ static inline int tkh_plan_column_vector(const tkh_plan *p, unsigned arrays, con
     for (int d = r + 1; d < p->ndim && vector; ++d)
         vector = p->stride[0][d] % width == 0;
     return vector;
+}
+
+/* Normalizations (docs/normalizations.md) run over a plan with one reduced dimension, the
+ * axis. The rows layout's block for rows of n elements: a power of two from 32 to 1024
+ * threads, enough to keep the row in registers (TKH_NORM_CACHE = 16 elements a thread)
+ * where it fits. */
+static inline unsigned tkh_norm_block(int64_t n)
+{
+    unsigned b = 32;
+    while (b < 1024 && (int64_t)b * 16 < n)
+        b *= 2;
+    return b;
+}
+
+/* The most additions on one path of a row's fold in a layout, for the oracle's bound:
+ * each thread's own, one from the identity, and the block tree's (rows); the whole row
+ * in order (columns). */
+static inline int64_t tkh_norm_depth(int mode, int64_t n)
+{
+    if (mode != TKH_PLAN_ROWS)
+        return n + 1;
+    const unsigned b = tkh_norm_block(n);
+    int64_t depth = (n + b - 1) / b + 1;
+    for (unsigned w = b; w > 1; w >>= 1)
+        ++depth;
+    return depth;
+}
+
+/* The plan of one contiguous row of n elements: 'arrays' arrays, the last the output,
+ * which steps along the row where it keeps the axis (a map) and not at all otherwise. */
+static inline void tkh_norm_row_plan(tkh_plan *p, int64_t n, unsigned arrays, int keeps_axis)
+{
+    memset(p, 0, sizeof *p);
+    p->ndim = 1;
+    p->reduced = 1;
+    p->mode = TKH_PLAN_ROWS;
+    p->count = 1;
+    p->reduce_count = n;
+    p->split = 1;
+    p->chunk = n;
+    p->size[0] = n;
+    p->wide = n > INT32_MAX;
+    for (unsigned a = 0; a < arrays; ++a)
+        p->stride[a][0] = a + 1 < arrays || keeps_axis;
+    tkh_plan_magic(p->wide || n == 0 ? 1 : (uint32_t)n, &p->magic[0], &p->shift[0]);
 }
 
 /* Enqueues a kernel over a plan; returns the runtime's error code (0 on success). The

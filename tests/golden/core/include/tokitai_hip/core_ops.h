@@ -10,8 +10,10 @@
  * buffers, enqueue the kernel on 'stream' and check nothing but their arguments (a
  * reduction's device entry point allocates and frees its partials, which synchronizes).
  * The _tensor entry points take DLPack tensors of any shape and strides, broadcast
- * (elementwise) or reduced over 'axes' (reductions; NULL and 0 for every axis), and fail
- * as tkh_tensor_call does (tokitai_hip/tensor.h). */
+ * (elementwise), reduced over 'axes' (reductions; NULL and 0 for every axis) or
+ * normalized along 'axis' (normalizations; negative counts from the end; a column
+ * tensor is 1-D along it, NULL for its default), and fail as tkh_tensor_call does
+ * (tokitai_hip/tensor.h). */
 #ifndef TKH_CORE_OPS_H
 #define TKH_CORE_OPS_H
 
@@ -83,6 +85,14 @@ TKH_API tkh_status tkh_scale_where_f16_device(tkh_context *ctx, const uint8_t *k
     tkh_stream stream);
 TKH_API tkh_status tkh_scale_where_f16_tensor(tkh_context *ctx, const DLTensor *keep, const DLTensor *x, uint16_t s, const DLTensor *out, const DLTensor *negative, tkh_stream stream,
     tkh_report *report);
+
+/* rms_norm f16 (normalization along an axis; flat: the n elements are one row, a column NULL for its default): x / sqrt(mean of x^2 + eps) * weight */
+TKH_API tkh_status tkh_rms_norm_f16(tkh_context *ctx, const uint16_t *x, const uint16_t *weight, float eps, uint16_t *out, size_t n,
+    tkh_report *report);
+TKH_API tkh_status tkh_rms_norm_f16_device(tkh_context *ctx, const uint16_t *x, const uint16_t *weight, float eps, uint16_t *out, size_t n,
+    tkh_stream stream);
+TKH_API tkh_status tkh_rms_norm_f16_tensor(tkh_context *ctx, const DLTensor *x, const DLTensor *weight, float eps, const DLTensor *out, int64_t axis,
+    tkh_stream stream, tkh_report *report);
 
 #ifdef __cplusplus
 }
