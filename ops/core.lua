@@ -611,6 +611,7 @@ reduction {
 -- accumulate in f32. fmax skips NaN, so a row's NaN reaches every output through the sum.
 local ROW_MAX = { "m", identity = "-(ACC)INFINITY", combine = "fmax(a, b)" }
 local EXP_SUM = { "s", identity = "(ACC)0", map = "exp(x - m)", combine = "a + b" }
+local FINITE_M = "m == (ACC)INFINITY || m == -(ACC)INFINITY ? (ACC)0 : m"
 normalization {
   name = "softmax", types = { "float" },
   semantics = "exp(x - m) / sum of exp(x - m) along the axis, m the row's largest element; "
@@ -627,9 +628,10 @@ normalization {
 normalization {
   name = "logsumexp", types = { "float" },
   semantics = "m + log(sum of exp(x - m)) along the axis (the axis removed), m the row's largest "
-    .. "element; -inf for a row of -inf",
-  reductions = { ROW_MAX, { "s", identity = "(ACC)0", map = "m == -(ACC)INFINITY ? (ACC)0 : exp(x - m)", combine = "a + b" } },
-  post = "m + log(s)",
+    .. "element, or 0 where that is infinite (torch.logsumexp): -inf for a row of -inf, +inf for "
+    .. "a row holding +inf, NaN for a row holding NaN",
+  reductions = { ROW_MAX, { "s", identity = "(ACC)0", map = "exp(x - (" .. FINITE_M .. "))", combine = "a + b" } },
+  post = "log(s) + (" .. FINITE_M .. ")",
 }
 normalization {
   name = "layer_norm", types = { "float" },
