@@ -165,6 +165,88 @@ static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0 } };
 static const tkh_kernel_info add = { KERNEL("add", "elementwise", 2, 0, 0, host_add, check_add, host_add_plan) };
 static const tkh_kernel_info sum = { KERNEL("sum", "reduction", 1, 1, 8, host_sum, check_sum, host_sum_plan),
     .fold = fold_sum, .finish = finish_sum };
+/* A normalization: out = (x - the row's sum) * w, w a column (1 when not given); as a post
+ * step ("rowsum"), the row's sum. Integers wrap, so the check is exact. */
+static int32_t row_sum(const int32_t *x, size_t n)
+{
+    int32_t s = 0;
+    for (size_t i = 0; i < n; ++i)
+        s = wrap_add(s, x[i]);
+    return s;
+}
+
+static int host_center_plan(const void *const *in, void *const *out, const void *const *scalars,
+    const tkh_plan *p, unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
+    const int32_t *x = in[0], *w = in[1];
+    int32_t *o = out[0];
+    for (int64_t row = 0; row < p->count; ++row) {
+        int64_t at[3] = { 0, 0, 0 };
+        plan_offsets(p, 1, p->ndim, row, 3, at);
+        int32_t s = 0;
+        for (int64_t r = 0; r < p->reduce_count; ++r)
+            s = wrap_add(s, x[at[0] + r * p->stride[0][0]]);
+        for (int64_t r = 0; r < p->reduce_count; ++r)
+            o[at[2] + r * p->stride[2][0]] = (int32_t)((uint32_t)wrap_add(x[at[0] + r * p->stride[0][0]], -s)
+                * (uint32_t)(w ? w[at[1] + r * p->stride[1][0]] : 1));
+    }
+    return 0;
+}
+
+static int host_rowsum_plan(const void *const *in, void *const *out, const void *const *scalars,
+    const tkh_plan *p, unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
+    for (int64_t row = 0; row < p->count; ++row) {
+        int64_t at[2] = { 0, 0 };
+        plan_offsets(p, 1, p->ndim, row, 2, at);
+        int32_t s = 0;
+        for (int64_t r = 0; r < p->reduce_count; ++r)
+            s = wrap_add(s, ((const int32_t *)in[0])[at[0] + r * p->stride[0][0]]);
+        ((int32_t *)out[0])[at[1]] = s;
+    }
+    return 0;
+}
+
+static size_t check_center_row(const void *const *in, const void *output, const void *const *scalars,
+    size_t n, int64_t depth, tkh_check_note *note)
+{
+    (void)scalars, (void)depth;
+    const int32_t *x = in[0], *w = in[1], *o = output;
+    const int32_t s = row_sum(x, n);
+    for (size_t i = 0; i < n; ++i) {
+        const int32_t want = (int32_t)((uint32_t)wrap_add(x[i], -s) * (uint32_t)(w ? w[i] : 1));
+        if (o[i] != want) {
+            snprintf(note->detail, sizeof note->detail, "got %d, expected %d", (int)o[i], (int)want);
+            return i;
+        }
+    }
+    return n;
+}
+
+static size_t check_rowsum_row(const void *const *in, const void *output, const void *const *scalars,
+    size_t n, int64_t depth, tkh_check_note *note)
+{
+    (void)scalars, (void)depth;
+    if (*(const int32_t *)output == row_sum(in[0], n))
+        return n;
+    snprintf(note->detail, sizeof note->detail, "got %d", (int)*(const int32_t *)output);
+    return 0;
+}
+
+static int no_flat_launch(const void *const *in, void *const *out, const void *const *scalars, size_t n,
+    unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)in, (void)out, (void)scalars, (void)n, (void)grid, (void)block, (void)scratch, (void)stream;
+    return 1; /* a normalization's flat calls go through the plan */
+}
+
+static const tkh_kernel_info center = { KERNEL("center", "normalization", 2, 0, 0, no_flat_launch, check_add,
+    host_center_plan), .check_row = check_center_row };
+static const tkh_kernel_info rowsum = { KERNEL("rowsum", "normalization", 1, 1, 0, no_flat_launch, check_add,
+    host_rowsum_plan), .check_row = check_rowsum_row };
+
 static const tkh_kernel_info *const kernels[] = { &add, &sum };
 static const tkh_registry registry = { "fake", kernels, 2 };
 
@@ -280,6 +362,87 @@ static void expect(tkh_status got, tkh_status want, const char *text)
     if (got != want || strstr(tkh_last_error(), text) == NULL)
         fail_msg("got %s (%s), expected %s with '%s'", tkh_status_name(got), tkh_last_error(),
             tkh_status_name(want), text);
+}
+
+static tkh_status norm_call(tkh_context *ctx, const tkh_kernel_info *k, const DLTensor *x, const DLTensor *w,
+    int64_t axis, int keepdims, const DLTensor *out, tkh_report *report)
+{
+    const DLTensor *in[2] = { x, w }, *outs[1] = { out };
+    const tkh_tensor_args args = { in, k->arity, outs, 1, NULL, 0, &axis, 1, keepdims, NULL };
+    return tkh_tensor_call(ctx, k, &args, report);
+}
+
+/* Normalizations along each axis, with and without the column, a post step with and
+ * without keepdims, the flat entry point, and the bad inputs, worked by hand. */
+static void test_normalizations_by_hand(void **state)
+{
+    tkh_context *ctx = context_chunked(state);
+    tkh_report r;
+    int32_t m[6] = { 1, 2, 3, 4, 5, 6 }, w3[3] = { 1, 10, 100 }, w2[2] = { 2, 3 }, out[6];
+    tensor a, c, o;
+    const int64_t s23[2] = { 2, 3 }, s3[1] = { 3 }, s2[1] = { 2 }, s13[2] = { 1, 3 },
+        s32[2] = { 3, 2 }, t[2] = { 1, 3 };
+    /* rows along axis 1 (sums 6, 15), the column weighting each position */
+    assert_int_equal(norm_call(ctx, &center, make(&a, m, 2, s23, NULL), make(&c, w3, 1, s3, NULL), 1, 0,
+        make(&o, out, 2, s23, NULL), &r), TKH_OK);
+    const int32_t along1[6] = { -5, -40, -300, -11, -100, -900 };
+    assert_memory_equal(out, along1, sizeof out);
+    assert_true(r.oracle_matches);
+    assert_true(has_evidence(&r, "normalized along axis 1 of [2, 3]: 2 rows of 3 elements"));
+    assert_true(has_evidence(&r, "a block per row"));
+    assert_true(has_evidence(&r, "in 2 pieces of 1 rows") == (*state != NULL));
+    /* the oracle names a multi-index of the output: dense element 4 is [1, 1] (along axis
+     * 0, the plan's rows are the columns: element 4 is [0, 2]) */
+    assert_int_equal(tkh_context_corrupt_next_output(ctx, 4, 1), TKH_OK);
+    expect(norm_call(ctx, &center, make(&a, m, 2, s23, NULL), make(&c, w3, 1, s3, NULL), 1, 0,
+        make(&o, out, 2, s23, NULL), &r), TKH_ERR_ORACLE_MISMATCH,
+        "center_i32: element [1, 1] of [2, 3] differs from the CPU oracle: got -98, expected -100");
+    assert_int_equal(tkh_context_corrupt_next_output(ctx, 4, 1), TKH_OK);
+    expect(norm_call(ctx, &center, make(&a, m, 2, s23, NULL), NULL, 0, 0, make(&o, out, 2, s23, NULL), &r),
+        TKH_ERR_ORACLE_MISMATCH, "center_i32: element [0, 2] of [2, 3] differs from the CPU oracle");
+    /* along axis 0 (column sums 5, 7, 9) without the column: its default 1; columns layout */
+    assert_int_equal(norm_call(ctx, &center, make(&a, m, 2, s23, NULL), NULL, -2, 0, make(&o, out, 2, s23, NULL),
+        &r), TKH_OK);
+    const int32_t along0[6] = { -4, -5, -6, -1, -2, -3 };
+    assert_memory_equal(out, along0, sizeof out);
+    assert_true(has_evidence(&r, "tensor weight: not given (its default)") || has_evidence(&r, "not given"));
+    assert_true(has_evidence(&r, "a thread per row"));
+    /* a transposed view [3, 2] along axis 1 (rows {1, 4}, {2, 5}, {3, 6}), weight [2, 3] */
+    assert_int_equal(norm_call(ctx, &center, make(&a, m, 2, s32, t), make(&c, w2, 1, s2, NULL), 1, 0,
+        make(&o, out, 2, s32, NULL), &r), TKH_OK);
+    const int32_t transposed[6] = { -8, -3, -10, -6, -12, -9 };
+    assert_memory_equal(out, transposed, sizeof out);
+    /* the post step: the axis removed, or kept as 1 */
+    int32_t sums[3];
+    assert_int_equal(norm_call(ctx, &rowsum, make(&a, m, 2, s23, NULL), NULL, 1, 0, make(&o, sums, 1, s2, NULL), &r),
+        TKH_OK);
+    assert_int_equal(sums[0], 6);
+    assert_int_equal(sums[1], 15);
+    assert_int_equal(norm_call(ctx, &rowsum, make(&a, m, 2, s23, NULL), NULL, 0, 1, make(&o, sums, 2, s13, NULL), &r),
+        TKH_OK);
+    assert_int_equal(sums[2], 9);
+    /* the flat entry point: the n elements one row, a NULL column its default */
+    const void *ins[2] = { m, NULL };
+    void *outs[1] = { out };
+    const tkh_args flat = { ins, 2, outs, 1, NULL, 0 };
+    assert_int_equal(tkh_kernel_call(ctx, &center, &flat, 6, &r), TKH_OK);
+    const int32_t whole[6] = { -20, -19, -18, -17, -16, -15 };
+    assert_memory_equal(out, whole, sizeof out);
+    expect(tkh_kernel_call(ctx, &center, &flat, 0, NULL), TKH_ERR_EMPTY, "n is 0");
+    /* bad inputs */
+    expect(norm_call(ctx, &center, make(&a, m, 2, s23, NULL), NULL, 2, 0, make(&o, out, 2, s23, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "axis 2 is out of range for tensor lhs of 2 dimensions: expected -2 to 1");
+    expect(norm_call(ctx, &center, make(&a, m, 2, s23, NULL), make(&c, w2, 1, s2, NULL), 1, 0,
+        make(&o, out, 2, s23, NULL), NULL), TKH_ERR_INVALID_ARGUMENT, "has shape [2]: expected [3], a column along axis 1");
+    expect(norm_call(ctx, &center, make(&a, m, 2, s23, NULL), NULL, 1, 0, make(&o, out, 2, s32, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "has shape [3, 2]: expected [2, 3] (the input's shape)");
+    expect(norm_call(ctx, &rowsum, make(&a, m, 2, s23, NULL), NULL, 1, 1, make(&o, sums, 1, s2, NULL), NULL),
+        TKH_ERR_INVALID_ARGUMENT, "expected [2, 1] (the input's, the axis kept as 1)");
+    const DLTensor *in1[1] = { make(&a, m, 2, s23, NULL) }, *out1[1] = { make(&o, out, 2, s23, NULL) };
+    const int64_t two[2] = { 0, 1 };
+    const tkh_tensor_args both = { in1, 1, out1, 1, NULL, 0, two, 2, 0, NULL };
+    expect(tkh_tensor_call(ctx, &rowsum, &both, NULL), TKH_ERR_INVALID_ARGUMENT, "normalizes along one axis");
+    tkh_context_destroy(ctx);
 }
 
 static void test_bad_tensors(void **state)
@@ -664,6 +827,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadcast_by_hand),
         cmocka_unit_test_prestate(test_broadcast_by_hand, &small_pieces),
+        cmocka_unit_test(test_normalizations_by_hand),
+        cmocka_unit_test_prestate(test_normalizations_by_hand, &small_pieces),
         cmocka_unit_test(test_bad_tensors),
         cmocka_unit_test(test_mismatch_names_index),
         cmocka_unit_test(test_device_tensors),
