@@ -443,7 +443,7 @@ tkh_status tkh_tensor_call(tkh_context *ctx, const tkh_kernel_info *kernel, cons
         st = tkhi_fail(TKH_ERR_NO_DEVICE, "tkh_tensor_call: the context has no usable device");
     if (st == TKH_OK)
         st = tkh_kernel_admit(kernel, ctx->device.arch);
-    if (st == TKH_OK && c->plan.count == 0)
+    if (st == TKH_OK && tkhi_plan_outputs(kernel, &c->plan) == 0) /* also rows of no elements */
         tkhi_evidence(report, "no elements: nothing to run");
     else if (st == TKH_OK)
         st = c->on_device ? device_tensor(c, ctx, args, report) : host_tensor(c, ctx, args->scalars, report);

@@ -429,6 +429,13 @@ static void test_normalizations_by_hand(void **state)
     const int32_t whole[6] = { -20, -19, -18, -17, -16, -15 };
     assert_memory_equal(out, whole, sizeof out);
     expect(tkh_kernel_call(ctx, &center, &flat, 0, NULL), TKH_ERR_EMPTY, "n is 0");
+    /* rows of no elements: a map has nothing to write; a post step has nothing to fold */
+    const int64_t s20[2] = { 2, 0 };
+    assert_int_equal(norm_call(ctx, &center, make(&a, m, 2, s20, NULL), NULL, 1, 0, make(&o, out, 2, s20, NULL),
+        &r), TKH_OK);
+    assert_true(has_evidence(&r, "no elements: nothing to run"));
+    expect(norm_call(ctx, &rowsum, make(&a, m, 2, s20, NULL), NULL, 1, 0, make(&o, sums, 1, s2, NULL), NULL),
+        TKH_ERR_EMPTY, "reduces rows of zero elements (axis 1 of tensor lhs, shape [2, 0], has size 0)");
     /* bad inputs */
     expect(norm_call(ctx, &center, make(&a, m, 2, s23, NULL), NULL, 2, 0, make(&o, out, 2, s23, NULL), NULL),
         TKH_ERR_INVALID_ARGUMENT, "axis 2 is out of range for tensor lhs of 2 dimensions: expected -2 to 1");
