@@ -26,9 +26,7 @@ $(indent)const tkh_eb e_$(x.name) = tkh_eb_exact((long double)$(load(x.type, "p_
 @   for _, c in ipairs(k.columns) do
 $(indent)const tkh_eb e_$(c.name) = tkh_eb_exact(p_$(c.name) ? (long double)$(load(c.type, "p_" .. c.name .. "[j]")) : (long double)($(c.default or "0")));
 @   end
-@ end
-@ local function mark_used(indent)
-@   local used = {}
+@   local used = {} -- an expression may use only some of them
 @   for _, c in ipairs(k.columns) do used[#used + 1] = "(void)e_" .. c.name .. ";" end
 @   used[#used + 1] = "(void)e_" .. x.name .. ";"
 $(indent)$(table.concat(used, " "))
@@ -76,7 +74,6 @@ TKH_HIDDEN size_t $(k.check)_row(const void *const *inputs, const void *output,
         int exact = 1;
         for (size_t j = 0; j < n; ++j) {
 @     element("            ")
-@     mark_used("            ")
             const tkh_eb m = $(bound_c(k, st.map_tree, st.map));
             const long double t = sum + m.v; /* Neumaier */
             comp += fabsl(sum) >= fabsl(m.v) ? (sum - t) + m.v : (m.v - t) + sum;
@@ -91,7 +88,6 @@ TKH_HIDDEN size_t $(k.check)_row(const void *const *inputs, const void *output,
         e_a = $(bound_c(k, st.identity_tree, st.identity));
         for (size_t j = 0; j < n; ++j) {
 @     element("            ")
-@     mark_used("            ")
             e_a = tkh_eb_$(st.fold == "max" and "fmax" or "fmin")(e_a, $(bound_c(k, st.map_tree, st.map)));
         }
 @   end
@@ -102,7 +98,6 @@ TKH_HIDDEN size_t $(k.check)_row(const void *const *inputs, const void *output,
 @ if k.map then
     for (size_t j = 0; j < n; ++j) {
 @   element("        ")
-@   mark_used("        ")
         const tkh_eb want = $(bound_c(k, k.map_tree, k.map));
 @ else
     {

@@ -20,6 +20,18 @@ local function join(names)
   return table.concat(names, ", ", 1, #names - 1) .. " and " .. names[#names]
 end
 
+-- The obligations 'out' and, where the kernel takes scalars, that they come by value, the
+-- same for every 'unit' (element, row).
+local function with_scalars(out, k, unit)
+  if #k.scalars > 0 then
+    local names = {}
+    for _, x in ipairs(k.scalars) do names[#names + 1] = x.param end
+    out[#out + 1] = string.format("%s %s passed by value, the same for every %s", join(names),
+      #names > 1 and "are" or "is", unit)
+  end
+  return out
+end
+
 function M.obligations(k)
   local arrays, typed, same = {}, {}, true
   for _, list in ipairs { k.inputs, k.outputs } do
@@ -39,13 +51,7 @@ function M.obligations(k)
       "over tensors: rows along one axis at their own strides, columns 1-D along it, along one plan that the CPU oracle walks too",
       k.outputs[1].param .. " is copied back and compared with the CPU oracle's bound, the semantic authority",
     }
-    if #k.scalars > 0 then
-      local names = {}
-      for _, x in ipairs(k.scalars) do names[#names + 1] = x.param end
-      out[#out + 1] = string.format("%s %s passed by value, the same for every row", join(names),
-        #names > 1 and "are" or "is")
-    end
-    return out
+    return with_scalars(out, k, "row")
   elseif k.op.shape == "reduction" then
     local outs = {}
     for _, o in ipairs(k.outputs) do outs[#outs + 1] = o.param .. " (" .. o.type.name .. ")" end
@@ -66,13 +72,7 @@ function M.obligations(k)
     #k.outputs > 1 and "the outputs are copied back and compared with the CPU oracle, the semantic authority"
       or k.outputs[1].param .. " is copied back and compared with the CPU oracle, the semantic authority",
   }
-  if #k.scalars > 0 then
-    local names = {}
-    for _, x in ipairs(k.scalars) do names[#names + 1] = x.param end
-    out[#out + 1] = string.format("%s %s passed by value, the same for every element", join(names),
-      #names > 1 and "are" or "is")
-  end
-  return out
+  return with_scalars(out, k, "element")
 end
 
 return M

@@ -413,6 +413,16 @@ end
 -- Under sum_bound, the post steps whose error the bound follows (templates/reduction.c.tpl).
 M.BOUNDED_POSTS = { ["a"] = "none", ["a / n"] = "mean", ["sqrt(a)"] = "sqrt" }
 
+-- Adds kernel k of type tname to 'kernels' unless the filter leaves it out; the op binds
+-- the type either way (a reduction's or a normalization's, one type each).
+local function keep_kernel(kernels, k, op, def, tname, filter)
+  if (not filter.types or filter.types[tname]) and (not filter.ops or filter.ops[def.name]) then
+    kernels[#kernels + 1] = k
+  end
+  op.bound_types = op.bound_types or {}
+  op.bound_types[tname] = true
+end
+
 -- The kernels of one reduction declaration, in four parts as CuPy's ReductionKernel: a
 -- map of each element x (default: x itself) to the accumulator type ACC (default: T,
 -- f32 for f16 and bf16), an associative 'combine' of two accumulators a and b from
@@ -511,11 +521,7 @@ local function reduction_kernels(def, op, fail, filter)
         end
       end
     end
-    if (not filter.types or filter.types[tname]) and (not filter.ops or filter.ops[def.name]) then
-      kernels[#kernels + 1] = k
-    end
-    op.bound_types = op.bound_types or {}
-    op.bound_types[tname] = true
+    keep_kernel(kernels, k, op, def, tname, filter)
   end
   return kernels
 end
@@ -662,11 +668,7 @@ local function normalization_kernels(def, op, fail, filter)
       end
       k.post_tree = check(k.post, "post")
     end
-    if (not filter.types or filter.types[tname]) and (not filter.ops or filter.ops[def.name]) then
-      kernels[#kernels + 1] = k
-    end
-    op.bound_types = op.bound_types or {}
-    op.bound_types[tname] = true
+    keep_kernel(kernels, k, op, def, tname, filter)
   end
   return kernels
 end

@@ -64,8 +64,7 @@ static int is_host(DLDeviceType t)
     return t == kDLCPU || t == kDLCUDAHost || t == kDLROCMHost;
 }
 
-/* This platform's device type of DLPack. */
-static DLDeviceType device_type(const tkh_context *ctx)
+DLDeviceType tkhi_device_type(const tkh_context *ctx)
 {
     return strcmp(ctx->device.platform, "nvidia") == 0 ? kDLCUDA : kDLROCM;
 }
@@ -108,10 +107,10 @@ static tkh_status check_tensor(const char *fn, const tkh_context *ctx, const tkh
             tkhi_dtype_name(t->dtype, buf, sizeof buf), operand->type, c->kernel->signature);
     const DLDeviceType dev = t->device.device_type;
     const int host = is_host(dev);
-    if (!host && dev != device_type(ctx) && dev != kDLCUDAManaged)
+    if (!host && dev != tkhi_device_type(ctx) && dev != kDLCUDAManaged)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s is on DLPack device type %d: expected "
             "the host (%d, %d, %d) or this %s build's device (%d, or %d managed)", fn, NAME, (int)dev,
-            (int)kDLCPU, (int)kDLCUDAHost, (int)kDLROCMHost, ctx->device.platform, (int)device_type(ctx),
+            (int)kDLCPU, (int)kDLCUDAHost, (int)kDLROCMHost, ctx->device.platform, (int)tkhi_device_type(ctx),
             (int)kDLCUDAManaged);
     if (!host && t->device.device_id != ctx->device.selected)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s is on device %d: expected the context's "

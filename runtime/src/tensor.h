@@ -52,6 +52,9 @@ static inline int64_t tkhi_plan_outputs(const tkh_kernel_info *k, const tkh_plan
     return tkhi_folds_axes(k) && !tkhi_drops_axes(k) ? p->count * p->reduce_count : p->count;
 }
 
+/* This platform's DLPack device type (kDLCUDA or kDLROCM). */
+TKH_HIDDEN DLDeviceType tkhi_device_type(const tkh_context *ctx);
+
 /* A normalization's flat entry points (tkh_kernel_call, _enqueue): the n elements are one
  * row, passed as 1-D tensors on the host or the context's device (a column NULL: its
  * default) to tkh_tensor_call. Fails as those do. */

@@ -470,8 +470,7 @@ tkh_status tkhi_normalization_flat(const char *fn, tkh_context *ctx, const tkh_k
         return tkhi_report_end(report, st, tkhi_now_seconds());
     }
     const int64_t shape = (int64_t)n, axis = 0;
-    const DLDevice dev = { on_device ? (strcmp(ctx->device.platform, "nvidia") == 0 ? kDLCUDA : kDLROCM) : kDLCPU,
-        on_device ? ctx->device.selected : 0 };
+    const DLDevice dev = { on_device ? tkhi_device_type(ctx) : kDLCPU, on_device ? ctx->device.selected : 0 };
     DLTensor t[TKH_MAX_ARRAYS];
     const DLTensor *in[TKH_MAX_INPUTS], *out[1];
     for (unsigned a = 0; a <= k->arity; ++a) {
