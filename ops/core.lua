@@ -616,8 +616,8 @@ normalization {
   name = "softmax", types = { "float" },
   semantics = "exp(x - m) / sum of exp(x - m) along the axis, m the row's largest element; "
     .. "a row holding NaN, or +inf, or only -inf, gives NaN",
-  reductions = { ROW_MAX, EXP_SUM },
-  map = "exp(x - m) / s",
+  reductions = { ROW_MAX, { "r", identity = "(ACC)0", map = "exp(x - m)", combine = "a + b", post = "(ACC)1 / a" } },
+  map = "exp(x - m) * r", -- one division a row, not one an element
 }
 normalization {
   name = "log_softmax", types = { "float" },

@@ -2,19 +2,23 @@
 /* $(k.op.name) over $(k.label) along one axis of a plan (tokitai_hip/plan.h: dimension 0
  * is the axis, the rest are kept). Reduction stages in order, each folded over the row,
  * then $(k.map and "the map of each element to the output" or "the post step to the row's one output").
- * Rows layout (the axis is contiguous in the input): a block a row, its threads along the
- * row, each stage's block tree giving every thread the reduced value; a row of at most
- * TKH_NORM_CACHE elements a thread is read from memory once and kept in registers.
+ * Rows layout (the axis is contiguous in the input): a group of threads a row
+ * (tkh_norm_group), in 16-byte vectors where every array allows; a row of at most
+ * TKH_NORM_CACHE elements a thread is read from memory once and kept in registers. Each
+ * stage folds the group's threads in a butterfly of lane exchanges (and, for a group of
+ * more than 32, the 32-lane slices' results once more), so every thread has the result.
  * Columns layout: a thread a row, consecutive rows on consecutive threads, each stage a
  * sequential fold. docs/normalizations.md. */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
+#include "tokitai_hip/thread_group.h"
 #include "$(k.oracle_header)"
 
 @ local S, A, O = k.type.c, k.acc.compute, k.out_type
 @ local x = k.inputs[1]
 @ local arrays = #k.inputs + 1
 @ local out_index = #k.inputs
+@ local V = 16 // (k.type.bits // 8)
 @ local params, args = {}, {}
 @ for i, a in ipairs(k.inputs) do
 @   params[#params + 1] = "const " .. a.type.c .. " *p_" .. a.name
@@ -26,29 +30,69 @@
 @   params[#params + 1] = s.type.c .. " p_" .. s.name
 @   args[#args + 1] = "*(const " .. s.type.c .. " *)scalars[" .. s.index .. "]"
 @ end
-@ -- Declares the element at index r of the row: the input and the columns (a column not
-@ -- given is its default), in the compute type. The kernels' own names start with tkhn_
-@ -- (an op file's names may not: gen/tkh/ops.lua).
-@ local function element(indent, r, cached)
-@   if cached then
-$(indent)const $(A) $(x.name) = $(cached);
-@   else
-$(indent)const $(A) $(x.name) = ($(A))$(load(x.type, "p_" .. x.name .. "[tkhn_at[0] + (O)(" .. r .. ") * tkhn_s[0]]"));
-@   end
-@   for i, c in ipairs(k.columns) do
-@     local idx = c.index
-$(indent)const $(A) $(c.name) = p_$(c.name) ? ($(A))$(load(c.type, "p_" .. c.name .. "[tkhn_at[" .. idx .. "] + (O)(" .. r .. ") * tkhn_s[" .. idx .. "]]")) : ($(A))($(c.default or "0"));
+@ -- The kernels' own names start with tkhn_ (an op file's names may not: gen/tkh/ops.lua).
+@ -- The rows layout's element e of vector tkhn_vi: the input from pack tkhn_px, the
+@ -- columns from their packs (a column not given is its default), in the compute type.
+@ local function vector_element(indent)
+$(indent)const $(A) $(x.name) = ($(A))$(load(x.type, "tkhn_px.e[tkhn_e]"));
+@   for _, c in ipairs(k.columns) do
+$(indent)const $(A) $(c.name) = p_$(c.name) ? ($(A))$(load(c.type, "tkhn_c_" .. c.name .. ".e[tkhn_e]")) : ($(A))($(c.default or "0"));
 @   end
 @ end
-@ -- A stage's fold of one element, then the map's store.
+@ -- Reads the columns' packs of vector tkhn_vi.
+@ local function column_packs(indent)
+@   for _, c in ipairs(k.columns) do
+$(indent)tkh_pack<$(c.type.c), V> tkhn_c_$(c.name) = {};
+$(indent)if (p_$(c.name))
+$(indent)    tkhn_c_$(c.name) = *(const tkh_pack<$(c.type.c), V> *)(p_$(c.name) + tkhn_at[$(c.index)] + (O)tkhn_vi * tkhn_step[$(c.index)]);
+@   end
+@ end
+@ -- The columns layout's element at index r of the row.
+@ local function element(indent, r)
+$(indent)const $(A) $(x.name) = ($(A))$(load(x.type, "p_" .. x.name .. "[tkhn_at[0] + (O)(" .. r .. ") * tkhn_s[0]]"));
+@   for _, c in ipairs(k.columns) do
+$(indent)const $(A) $(c.name) = p_$(c.name) ? ($(A))$(load(c.type, "p_" .. c.name .. "[tkhn_at[" .. c.index .. "] + (O)(" .. r .. ") * tkhn_s[" .. c.index .. "]]")) : ($(A))($(c.default or "0"));
+@   end
+@ end
 @ local function fold(indent, st, i)
 $(indent)tkhn_acc$(i) = $(k.symbol)_combine$(i)(tkhn_acc$(i), ($(A))($(st.map)));
 @ end
-@ local function store_out(indent, r)
-$(indent)p_out[tkhn_at[$(out_index)] + (O)($(r)) * tkhn_s[$(out_index)]] = $(store(O, "(" .. O.compute .. ")(" .. k.map .. ")"));
+@ local function out_value()
+@   return store(O, "(" .. O.compute .. ")(" .. k.map .. ")")
 @ end
-#define TKH_NORM_CACHE 16
-
+@ local function store_out(indent, r)
+$(indent)p_out[tkhn_at[$(out_index)] + (O)($(r)) * tkhn_s[$(out_index)]] = $(out_value());
+@ end
+@ -- The rows layout's work on vector tkhn_vi of the row, x's pack in tkhn_px: stage i's
+@ -- fold, or (i = nil) the map's store. 'kept': the cached path of an op whose map reuses
+@ -- the last stage's values (k.reuse), kept in tkhn_t.
+@ local function vector_body(indent, i, kept)
+@   column_packs(indent)
+@   if not i then
+$(indent)tkh_pack<$(O.c), V> tkhn_po;
+@   end
+$(indent)#pragma unroll
+$(indent)for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+@   vector_element(indent .. "    ")
+@   if i and kept and i == #k.stages then
+$(indent)    tkhn_t[tkhn_j * V + tkhn_e] = ($(A))($(k.stages[i].map));
+$(indent)    tkhn_acc$(i) = $(k.symbol)_combine$(i)(tkhn_acc$(i), tkhn_t[tkhn_j * V + tkhn_e]);
+@   elseif i then
+@     fold(indent .. "    ", k.stages[i], i)
+@   elseif kept then
+$(indent)    const $(A) tkhn_value = tkhn_t[tkhn_j * V + tkhn_e];
+$(indent)    tkhn_po.e[tkhn_e] = $(store(O, "(" .. O.compute .. ")(" .. k.reuse .. ")"));
+@   else
+$(indent)    tkhn_po.e[tkhn_e] = $(out_value());
+@   end
+$(indent)}
+@   if not i then
+$(indent)*(tkh_pack<$(O.c), V> *)(p_out + tkhn_at[$(out_index)] + (O)tkhn_vi * tkhn_step[$(out_index)]) = tkhn_po;
+@   end
+@ end
+@ local function x_pack()
+@   return "*(const tkh_pack<" .. S .. ", V> *)(p_" .. x.name .. " + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0])"
+@ end
 $(macros(k))
 
 @ for i, st in ipairs(k.stages) do
@@ -58,20 +102,23 @@ __device__ static inline $(A) $(k.symbol)_combine$(i)($(A) a, $(A) b)
 }
 
 @ end
-/* Folds each thread's accumulator over the block (a power of two of threads); every thread
- * gets the result. */
+/* Folds each thread's accumulator over its group of 'group' threads (a power of two;
+ * above 32, the whole block, with 'part' the block's shared slots for it); every thread
+ * gets the result, the same bits on each (the combines are commutative). */
 template <typename F>
-__device__ static inline $(A) $(k.symbol)_block_fold($(A) acc, $(A) *tree, F combine)
+__device__ static inline $(A) $(k.symbol)_group_fold($(A) acc, unsigned group, $(A) *part, F combine)
 {
-    tree[threadIdx.x] = acc;
-    __syncthreads();
-    for (unsigned width = blockDim.x / 2; width > 0; width >>= 1) {
-        if (threadIdx.x < width)
-            tree[threadIdx.x] = combine(tree[threadIdx.x], tree[threadIdx.x + width]);
+    for (unsigned mask = (group < 32 ? group : 32) / 2; mask > 0; mask >>= 1)
+        acc = combine(acc, tkh_lane_xor(acc, mask));
+    if (group > 32) {
+        if ((threadIdx.x & 31) == 0)
+            part[threadIdx.x / 32] = acc;
         __syncthreads();
+        const unsigned slices = group / 32;
+        acc = part[threadIdx.x & (slices - 1)];
+        for (unsigned mask = slices / 2; mask > 0; mask >>= 1)
+            acc = combine(acc, tkh_lane_xor(acc, mask));
     }
-    acc = tree[0];
-    __syncthreads(); /* the tree is reused */
     return acc;
 }
 
@@ -88,60 +135,79 @@ __device__ static inline $(A) $(k.symbol)_block_fold($(A) acc, $(A) *tree, F com
 @ local function post_of(i, st)
         const $(A) $(st.name) = [&]() { const $(A) a = tkhn_acc$(i); (void)a; return ($(A))($(st.post)); }();
 @ end
-template <bool Wide>
-__global__ void __launch_bounds__(1024) $(k.symbol)_rows($(table.concat(params, ", ")), const tkh_plan tkhn_p)
+/* V: elements a vector, 1 where some array does not allow vectors (the launcher's
+ * vector check); with V > 1 every array that walks the row is contiguous along it. */
+template <bool Wide, int V>
+__global__ void __launch_bounds__(TKH_NORM_MOST_GROUP, $(A == "double" and 1 or 2)) $(k.symbol)_rows($(table.concat(params, ", ")), const tkh_plan tkhn_p, unsigned tkhn_group)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
-    __shared__ $(A) tkhn_tree[1024];
+    __shared__ $(A) tkhn_part[2][$(#k.stages)][TKH_NORM_MOST_GROUP / 32];
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
 @ scalars_and_strides()
-    const bool tkhn_cached = tkhn_count <= (U)blockDim.x * TKH_NORM_CACHE;
-    for (U tkhn_row = blockIdx.x; tkhn_row < tkhn_rows; tkhn_row += gridDim.x) {
+    O tkhn_step[$(arrays)]; /* elements from one vector to the next */
+#pragma unroll
+    for (int tkhn_a = 0; tkhn_a < $(arrays); ++tkhn_a)
+        tkhn_step[tkhn_a] = V > 1 ? (O)V : tkhn_s[tkhn_a];
+    const unsigned tkhn_lane = threadIdx.x & (tkhn_group - 1);
+    const U tkhn_per_block = blockDim.x / tkhn_group, tkhn_vectors = tkhn_count / V;
+    const bool tkhn_cached = tkhn_vectors <= (U)tkhn_group * (TKH_NORM_CACHE / V);
+    unsigned tkhn_parity = 0; /* the shared slots alternate between a block's rows */
+    for (U tkhn_base = blockIdx.x * tkhn_per_block; tkhn_base < tkhn_rows;
+         tkhn_base += gridDim.x * tkhn_per_block, tkhn_parity ^= 1) {
+        /* every group takes part in the folds; one past the last row walks no vectors */
+        const U tkhn_row = tkhn_base + threadIdx.x / tkhn_group;
+        const U tkhn_mine = tkhn_row < tkhn_rows ? tkhn_vectors : 0;
         O tkhn_at[$(arrays)] = { 0 };
-        tkh_plan_offsets<Wide, $(arrays)>(tkhn_p, 1, tkhn_p.ndim, tkhn_row, tkhn_at);
-        $(A) tkhn_v[TKH_NORM_CACHE];
+        tkh_plan_offsets<Wide, $(arrays)>(tkhn_p, 1, tkhn_p.ndim, tkhn_row < tkhn_rows ? tkhn_row : 0, tkhn_at);
+        tkh_pack<$(S), V> tkhn_v[TKH_NORM_CACHE / V];
+@ if k.reuse then
+        $(A) tkhn_t[TKH_NORM_CACHE]; /* the last stage's values, for the map */
+@ end
 @ for i, st in ipairs(k.stages) do
         $(A) tkhn_acc$(i) = ($(A))($(st.identity));
         if (tkhn_cached) {
 #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE; ++tkhn_j) {
-                const U tkhn_r = threadIdx.x + (U)tkhn_j * blockDim.x;
-                if (tkhn_r < tkhn_count) {
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE / V; ++tkhn_j) {
+                const U tkhn_vi = tkhn_lane + (U)tkhn_j * tkhn_group;
+                if (tkhn_vi < tkhn_mine) {
 @   if i == 1 then
-                    tkhn_v[tkhn_j] = ($(A))$(load(x.type, "p_" .. x.name .. "[tkhn_at[0] + (O)tkhn_r * tkhn_s[0]]"));
+                    tkhn_v[tkhn_j] = $(x_pack());
 @   end
-@   element("                    ", "tkhn_r", "tkhn_v[tkhn_j]")
-@   fold("                    ", st, i)
+                    const tkh_pack<$(S), V> tkhn_px = tkhn_v[tkhn_j];
+@   vector_body("                    ", i, k.reuse)
                 }
             }
         } else {
-            for (U tkhn_r = threadIdx.x; tkhn_r < tkhn_count; tkhn_r += blockDim.x) {
-@   element("                ", "tkhn_r")
-@   fold("                ", st, i)
+#pragma unroll 8
+            for (U tkhn_vi = tkhn_lane; tkhn_vi < tkhn_mine; tkhn_vi += tkhn_group) {
+                const tkh_pack<$(S), V> tkhn_px = $(x_pack());
+@   vector_body("                ", i)
             }
         }
-        tkhn_acc$(i) = $(k.symbol)_block_fold(tkhn_acc$(i), tkhn_tree, $(k.symbol)_combine$(i));
+        tkhn_acc$(i) = $(k.symbol)_group_fold(tkhn_acc$(i), tkhn_group, tkhn_part[tkhn_parity][$(i - 1)],
+            [](const $(A) a, const $(A) b) { return $(k.symbol)_combine$(i)(a, b); });
 @   post_of(i, st)
 @ end
 @ if k.map then
         if (tkhn_cached) {
 #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE; ++tkhn_j) {
-                const U tkhn_r = threadIdx.x + (U)tkhn_j * blockDim.x;
-                if (tkhn_r < tkhn_count) {
-@   element("                    ", "tkhn_r", "tkhn_v[tkhn_j]")
-@   store_out("                    ", "tkhn_r")
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE / V; ++tkhn_j) {
+                const U tkhn_vi = tkhn_lane + (U)tkhn_j * tkhn_group;
+                if (tkhn_vi < tkhn_mine) {
+                    const tkh_pack<$(S), V> tkhn_px = tkhn_v[tkhn_j];
+@   vector_body("                    ", nil, k.reuse)
                 }
             }
         } else {
-            for (U tkhn_r = threadIdx.x; tkhn_r < tkhn_count; tkhn_r += blockDim.x) {
-@   element("                ", "tkhn_r")
-@   store_out("                ", "tkhn_r")
+#pragma unroll 8
+            for (U tkhn_vi = tkhn_lane; tkhn_vi < tkhn_mine; tkhn_vi += tkhn_group) {
+                const tkh_pack<$(S), V> tkhn_px = $(x_pack());
+@   vector_body("                ")
             }
         }
 @ else
-        if (threadIdx.x == 0)
+        if (tkhn_lane == 0 && tkhn_row < tkhn_rows)
             p_out[tkhn_at[$(out_index)]] = $(store(O, "(" .. O.compute .. ")(" .. k.post .. ")"));
 @ end
     }
@@ -179,24 +245,56 @@ __global__ void __launch_bounds__(256) $(k.symbol)_columns($(table.concat(params
 
 $(unmacros(k))
 
-/* The launchers: over a plan (the layout's kernel, the block the runtime chose), and over
- * n contiguous elements as one row. */
+/* Whether every array that walks the rows allows vectors of $(V): contiguous along the
+ * axis, each row's start a whole number of vectors from a pointer aligned for them. */
+static int $(k.symbol)_vectors(const void *const *inputs, void *const *outputs, const tkh_plan *p)
+{
+@ local sizes = {}
+@ for _, a in ipairs(k.inputs) do sizes[#sizes + 1] = "sizeof(" .. a.type.c .. ")" end
+@ sizes[#sizes + 1] = "sizeof(" .. O.c .. ")"
+    const size_t size[$(arrays)] = { $(table.concat(sizes, ", ")) };
+    if (p->reduce_count % $(V) != 0)
+        return 0;
+    for (int a = 0; a < $(arrays); ++a) {
+        const void *base = a < $(out_index) ? inputs[a] : outputs[0];
+        if (base == NULL || p->stride[a][0] == 0) /* a column not given; a post step's output */
+            continue;
+        const size_t align = $(V) * size[a] < 16 ? $(V) * size[a] : 16;
+        if (p->stride[a][0] != 1 || (uintptr_t)base % align != 0)
+            return 0;
+        for (int d = 1; d < p->ndim; ++d)
+            if (p->stride[a][d] % $(V) != 0)
+                return 0;
+    }
+    return 1;
+}
+
+/* The launchers: over a plan (the layout's kernel; the block the runtime chose, which for
+ * rows must be tkh_norm_block's), and over n contiguous elements as one row. */
 extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
     (void)scratch;
-    if (plan->reduced != 1 || block == 0 || block > 1024 || (block & (block - 1)) != 0)
+    const unsigned group = tkh_norm_group(plan->reduce_count);
+    if (plan->reduced != 1 || grid == 0 || block == 0 || block > 1024 || (block & (block - 1)) != 0
+        || (plan->mode == TKH_PLAN_ROWS && block != tkh_norm_block(group)))
         return (int)hipErrorInvalidValue;
+    const hipStream_t s = (hipStream_t)stream;
     if (plan->mode == TKH_PLAN_ROWS) {
-        if (plan->wide)
-            hipLaunchKernelGGL($(k.symbol)_rows<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(table.concat(args, ", ")), *plan);
+        const bool vectors = $(k.symbol)_vectors(inputs, outputs, plan);
+        if (plan->wide && vectors)
+            hipLaunchKernelGGL(($(k.symbol)_rows<true, $(V)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, group);
+        else if (plan->wide)
+            hipLaunchKernelGGL(($(k.symbol)_rows<true, 1>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, group);
+        else if (vectors)
+            hipLaunchKernelGGL(($(k.symbol)_rows<false, $(V)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, group);
         else
-            hipLaunchKernelGGL($(k.symbol)_rows<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(table.concat(args, ", ")), *plan);
+            hipLaunchKernelGGL(($(k.symbol)_rows<false, 1>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, group);
     } else if (plan->wide) {
-        hipLaunchKernelGGL($(k.symbol)_columns<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(table.concat(args, ", ")), *plan);
+        hipLaunchKernelGGL($(k.symbol)_columns<true>, dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan);
     } else {
-        hipLaunchKernelGGL($(k.symbol)_columns<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(table.concat(args, ", ")), *plan);
+        hipLaunchKernelGGL($(k.symbol)_columns<false>, dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan);
     }
     return (int)hipGetLastError();
 }
@@ -207,5 +305,6 @@ extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *ou
     tkh_plan plan;
     tkh_norm_row_plan(&plan, n, $(arrays), $(k.map and 1 or 0));
     (void)grid;
-    return $(k.launch)_plan(inputs, outputs, scalars, &plan, 1, block, scratch, stream);
+    (void)block;
+    return $(k.launch)_plan(inputs, outputs, scalars, &plan, 1, tkh_norm_block(tkh_norm_group((int64_t)n)), scratch, stream);
 }

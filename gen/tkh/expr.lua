@@ -138,6 +138,43 @@ function M.names(tree)
   return out
 end
 
+-- Whether trees a and b are the same expression, node for node.
+function M.same(a, b)
+  if a.k ~= b.k or a.text ~= b.text or a.name ~= b.name or a.op ~= b.op or a.type ~= b.type then
+    return false
+  end
+  for _, field in ipairs { "arg", "l", "r", "c", "t", "f" } do
+    if (a[field] == nil) ~= (b[field] == nil) or (a[field] and not M.same(a[field], b[field])) then
+      return false
+    end
+  end
+  if #(a.args or {}) ~= #(b.args or {}) then return false end
+  for i, x in ipairs(a.args or {}) do
+    if not M.same(x, b.args[i]) then return false end
+  end
+  return true
+end
+
+-- The tree as C (parenthesized throughout), each subtree for which replace(subtree)
+-- gives C written as that.
+function M.c(tree, replace)
+  local function emit(n)
+    local r = replace and replace(n)
+    if r then return r end
+    if n.k == "num" then return n.text end
+    if n.k == "name" then return n.name end
+    if n.k == "cast" then return ("((%s)%s)"):format(n.type, emit(n.arg)) end
+    if n.k == "neg" then return ("(-%s)"):format(emit(n.arg)) end
+    if n.k == "not" then return ("(!%s)"):format(emit(n.arg)) end
+    if n.k == "bin" then return ("(%s %s %s)"):format(emit(n.l), n.op, emit(n.r)) end
+    if n.k == "cond" then return ("(%s ? %s : %s)"):format(emit(n.c), emit(n.t), emit(n.f)) end
+    local args = {}
+    for i, a in ipairs(n.args) do args[i] = emit(a) end
+    return ("%s(%s)"):format(n.name, table.concat(args, ", "))
+  end
+  return emit(tree)
+end
+
 -- Calls with a bound rule (tokitai_hip/error_bound.h): how many arguments, and whether
 -- the device's library adds an error of its own (its bound in ulps, from 'ulps').
 M.CALLS = {

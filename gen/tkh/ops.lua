@@ -531,6 +531,43 @@ end
 local FOLDS = { ["a + b"] = "sum", ["b + a"] = "sum", ["fmax(a, b)"] = "max", ["fmax(b, a)"] = "max",
                 ["fmin(a, b)"] = "min", ["fmin(b, a)"] = "min" }
 
+-- The map with the last stage's mapped element, where it holds that whole and reads x
+-- nowhere else (softmax's exp(x - m)), written as tkhn_value: the rows layout keeps that
+-- value of each cached element and evaluates it once, not twice. Only for a value of the
+-- compute type already (names of ACC, no floating literal outside a cast), so that keeping
+-- it changes no bit; and only for elements narrower than it, whose cache leaves registers
+-- for the kept values (f32's spills and ran slower, H200 2026-12-02). nil where that does
+-- not apply.
+local function reuse_of(k, is_type)
+  local sub = k.stages[#k.stages].map_tree
+  if sub.k == "name" or sub.k == "num" or k.type.bits >= k.acc.bits then return nil end
+  local wide = {}
+  for _, sc in ipairs(k.scalars) do wide[sc.name] = sc.type.compute ~= k.acc.compute end
+  local function plain(n, cast)
+    if (n.k == "num" and not cast and not n.text:match("^%d+$")) or (n.k == "name" and wide[n.name])
+        or (n.k == "cast" and n.type ~= "ACC" and n.type ~= k.acc.compute) then
+      return false
+    end
+    for _, f in ipairs { "arg", "l", "r", "c", "t", "f" } do
+      if n[f] and not plain(n[f], n.k == "cast") then return false end
+    end
+    for _, a in ipairs(n.args or {}) do
+      if not plain(a, false) then return false end
+    end
+    return true
+  end
+  if not plain(sub, false) then return nil end
+  local found = false
+  local text = expr.c(k.map_tree, function(n)
+    if expr.same(n, sub) then found = true return "tkhn_value" end
+  end)
+  if not found then return nil end
+  for _, name in ipairs(expr.names(expr.parse(text, is_type))) do
+    if name == k.inputs[1].name then return nil end
+  end
+  return text
+end
+
 -- The kernels of one normalization: along an axis, reduction stages (each may use those
 -- before it), then a map of each element to the output ('map', the input's shape) or a
 -- post step of the reduced values to one output a row ('post', the axis removed).
@@ -660,6 +697,7 @@ local function normalization_kernels(def, op, fail, filter)
       k.map = type(def.map) == "table" and lookup(def.map, tname) or def.map
       if k.map == nil then fail("no map for type '%s'", tname) end
       k.map_tree = check(k.map, "map")
+      k.reuse = reuse_of(k, function(w) return names[w] == "type" or signature.is_c_type(w) end)
     else
       k.post = type(def.post) == "table" and lookup(def.post, tname) or def.post
       if k.post == nil then fail("no post for type '%s'", tname) end

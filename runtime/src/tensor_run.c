@@ -29,10 +29,11 @@ static void plan_shape(const tkh_context *ctx, tkhi_tensor_call *c, tkh_plan *p,
     const tkh_kernel_info *k = c->kernel;
     *block = k->block;
     int64_t blocks;
-    if (tkhi_is_normalization(k)) { /* a block a row, or a thread a row (tkh_plan.h) */
-        const int rows = p->mode == TKH_PLAN_ROWS;
-        *block = rows ? tkh_norm_block(p->reduce_count) : 256;
-        blocks = rows ? p->count : (p->count + 255) / 256;
+    if (tkhi_is_normalization(k)) { /* a group of threads a row, or a thread a row (tkh_plan.h) */
+        const unsigned group = tkh_norm_group(p->reduce_count);
+        const int64_t per_block = p->mode == TKH_PLAN_ROWS ? tkh_norm_block(group) / group : 256;
+        *block = p->mode == TKH_PLAN_ROWS ? tkh_norm_block(group) : 256;
+        blocks = (p->count + per_block - 1) / per_block;
     } else if (!tkhi_is_reduction(k)) {
         blocks = (p->count + k->block - 1) / k->block;
     } else {

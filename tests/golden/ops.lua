@@ -58,3 +58,15 @@ normalization {
   reductions = { { "rstd", identity = "(ACC)0", map = "x * x", combine = "a + b", post = "rsqrt(a / n + eps)" } },
   map = "x * rstd * weight",
 }
+
+-- A normalization whose map reuses its last stage's values (exp once an element).
+normalization {
+  name = "softmax",
+  types = { "f16" },
+  semantics = "exp(x - m) / sum of exp(x - m)",
+  reductions = {
+    { "m", identity = "-(ACC)INFINITY", combine = "fmax(a, b)" },
+    { "r", identity = "(ACC)0", map = "exp(x - m)", combine = "a + b", post = "(ACC)1 / a" },
+  },
+  map = "exp(x - m) * r",
+}

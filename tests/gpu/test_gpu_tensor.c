@@ -95,9 +95,12 @@ static void run_case(const tkh_kernel_info *k, const char *what, tensor *t, cons
         free(t[a].buffer);
 }
 
-/* A normalization along an axis: rows of 129 with every column given, columns of 37 with
- * none (their defaults), a transposed input, the middle axis of [3, 5, 67], rows of 20000
- * (past what a block keeps in registers), and random bit patterns (NaN, infinities); the
+/* A normalization along an axis: rows of 129 with every column given (element by
+ * element, groups of 8 threads sharing a block, the last block part full), columns of 37
+ * with none (their defaults), a transposed input, the middle axis of [3, 5, 67], rows of
+ * 4104 (16-byte vectors, a group of 256 threads: several 32-lane slices), rows of 20000 and
+ * 20001 (past what a group keeps in registers; vectors, then element by element), and
+ * random bit patterns (NaN, infinities); the
  * output of the input's shape, or for a post step with the axis removed or kept as 1.
  * Values in [-1, 1) but for the last case; eps 1e-5. */
 static size_t normalization_cases(const tkh_kernel_info *k, uint64_t *s)
@@ -112,14 +115,16 @@ static size_t normalization_cases(const tkh_kernel_info *k, uint64_t *s)
         scalars[j] = eps;
     }
     const int64_t rc[2] = { 37, 129 }, transposed[2] = { 1, 37 }, cube[3] = { 3, 5, 67 },
-        long_rows[2] = { 2, 20000 }, bits[2] = { 5, 40 };
+        long_rows[2] = { 2, 20000 }, odd_rows[2] = { 2, 20001 }, slices[2] = { 3, 4104 }, bits[2] = { 5, 40 };
     const struct { const char *what; int ndim; const int64_t *shape, *strides; int64_t axis; int columns, keepdims,
         moderate; } cases[] = {
         { "[37, 129] along axis 1, columns given", 2, rc, NULL, 1, 1, 0, 1 },
         { "[37, 129] along axis 0, no columns (keepdims)", 2, rc, NULL, 0, 0, 1, 1 },
         { "[37, 129] transposed, along axis -1", 2, rc, transposed, -1, 1, 0, 1 },
         { "[3, 5, 67] along axis 1", 3, cube, NULL, 1, 1, 0, 1 },
+        { "[3, 4104] along axis 1 (slices of a group)", 2, slices, NULL, 1, 1, 0, 1 },
         { "[2, 20000] along axis 1 (rows past the registers)", 2, long_rows, NULL, 1, 1, 0, 1 },
+        { "[2, 20001] along axis 1 (past the registers, element by element)", 2, odd_rows, NULL, 1, 0, 0, 1 },
         { "[5, 40] along axis 1, random bits", 2, bits, NULL, 1, 1, 0, 0 },
     };
     size_t runs = 0;

@@ -259,6 +259,18 @@ static void expressions_carry_error_bounds(void **state)
         "function() return false end)), ',')", "a,b,c,d,e");
 }
 
+/* A subexpression found and written over (the rows layout's reuse of the last stage's
+ * values, gen/tkh/ops.lua): whole subtrees only, by structure, not by text. */
+static void expressions_rewrite_a_subexpression(void **state)
+{
+#define REWRITE(map, sub)                                                                                  "local E = require 'tkh.expr'\n"                                                                      "local p = function(t) return E.parse(t, function(w) return w == 'ACC' end) end\n"                   "local s = p('" sub "')\n"                                                                            "return E.c(p('" map "'), function(n) if E.same(n, s) then return 'v' end end)"
+    expect_text(*state, REWRITE("exp(x - m) * r", "exp(x-m)"), "(v * r)");
+    expect_text(*state, REWRITE("-(ACC)exp(x - m) / (1 + exp(x - m))", "exp(x - m)"), "((-((ACC)v)) / (1 + v))");
+    expect_text(*state, REWRITE("a + b * c", "a + b"), "(a + (b * c))"); /* not a subtree */
+    expect_text(*state, REWRITE("exp(m - x) + x ? y : 2.5f", "exp(x - m)"), "((exp((m - x)) + x) ? y : 2.5f)");
+#undef REWRITE
+}
+
 static void expressions_reject_what_no_bound_follows(void **state)
 {
     expect_error(*state, EXPR_ENV "return bound('m > 0 ? x : 0')",
@@ -283,6 +295,7 @@ int main(void)
         T(ops_check_operands_against_arity), T(ops_reject_code_outside_one_expression),
         T(ops_filter_types), T(ops_declare_signatures), T(ops_reject_bad_signatures),
         T(expressions_carry_error_bounds), T(expressions_reject_what_no_bound_follows),
+        T(expressions_rewrite_a_subexpression),
     };
     return cmocka_run_group_tests_name("generator", tests, NULL, NULL);
 }

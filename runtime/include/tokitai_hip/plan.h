@@ -98,27 +98,42 @@ static inline int tkh_plan_column_vector(const tkh_plan *p, unsigned arrays, con
 }
 
 /* Normalizations (docs/normalizations.md) run over a plan with one reduced dimension, the
- * axis. The rows layout's block for rows of n elements: a power of two from 32 to 1024
- * threads, enough to keep the row in registers (TKH_NORM_CACHE = 16 elements a thread)
- * where it fits. */
-static inline unsigned tkh_norm_block(int64_t n)
+ * axis. The rows layout gives each row a group of threads, the least power of two for
+ * which each thread keeps at most TKH_NORM_CACHE of the row's elements in registers (at
+ * most TKH_NORM_MOST_GROUP threads; a longer row is read again by each stage): a short
+ * row's threads keep many loads in flight. Groups of up to 32 threads share blocks of
+ * TKH_NORM_ROWS_BLOCK (a row a group); a larger group is its block. A thread walks its
+ * row in vectors of up to TKH_NORM_MOST_VECTOR elements (16 bytes). */
+#define TKH_NORM_CACHE 32
+#define TKH_NORM_MOST_GROUP 512
+#define TKH_NORM_ROWS_BLOCK 256
+#define TKH_NORM_MOST_VECTOR 8
+
+static inline unsigned tkh_norm_group(int64_t n)
 {
-    unsigned b = 32;
-    while (b < 1024 && (int64_t)b * 16 < n)
-        b *= 2;
-    return b;
+    unsigned g = 1;
+    while (g < TKH_NORM_MOST_GROUP && (int64_t)g * TKH_NORM_CACHE < n)
+        g *= 2;
+    return g;
 }
 
-/* The most additions on one path of a row's fold in a layout, for the oracle's bound:
- * each thread's own, one from the identity, and the block tree's (rows); the whole row
- * in order (columns). */
+static inline unsigned tkh_norm_block(unsigned group)
+{
+    return group > 32 ? group : TKH_NORM_ROWS_BLOCK;
+}
+
+/* The most additions on one path of a row's fold in a layout, for the oracle's bound.
+ * Rows: each thread's own (whole vectors of the widest kind, which bounds the narrower
+ * ones' and single elements' counts), one from the identity, and log2(group) in the
+ * group's butterfly. Columns: the whole row in order. */
 static inline int64_t tkh_norm_depth(int mode, int64_t n)
 {
     if (mode != TKH_PLAN_ROWS)
         return n + 1;
-    const unsigned b = tkh_norm_block(n);
-    int64_t depth = (n + b - 1) / b + 1;
-    for (unsigned w = b; w > 1; w >>= 1)
+    const unsigned g = tkh_norm_group(n);
+    const int64_t step = (int64_t)g * TKH_NORM_MOST_VECTOR;
+    int64_t depth = (n + step - 1) / step * TKH_NORM_MOST_VECTOR + 1;
+    for (unsigned w = g; w > 1; w >>= 1)
         ++depth;
     return depth;
 }

@@ -397,6 +397,55 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_rms_norm_f16 = {
     .check_row = tkhi_check_rms_norm_f16_row,
 };
 
+TKH_HIDDEN int tkhk_softmax_f16_launch(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+TKH_HIDDEN int tkhk_softmax_f16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_softmax_f16(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN size_t tkhi_check_softmax_f16_row(const void *const *, const void *, const void *const *, size_t, int64_t, tkh_check_note *);
+static const char *const softmax_f16_obligations[] = { "flat: x is a row of n elements; out holds n elements", "the kernel folds each row's reduction stages in order and reads each stage's result before the next", "over tensors: rows along one axis at their own strides, columns 1-D along it, along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's bound, the semantic authority", NULL };
+static const char *const softmax_f16_degradations[] = { NULL };
+static const char *const softmax_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand softmax_f16_inputs[] = { { "x", "f16", sizeof(uint16_t), NULL, 0 } };
+static const tkh_operand softmax_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "bound", 0 } };
+TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softmax_f16 = {
+    .catalog = "core",
+    .op = "softmax",
+    .type = "f16",
+    .signature = "f16 x -> f16 out",
+    .symbol = "tkhk_softmax_f16",
+    .shape = "normalization",
+    .arity = 1,
+    .inputs = softmax_f16_inputs,
+    .output_count = 1,
+    .outputs = softmax_f16_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
+    .out_count = 0,
+    .scratch_size = 0,
+    .block = 1024,
+    .vector_width = 8,
+    .domain = "float",
+    .representation = "dense",
+    .semantics = "exp(x - m) / sum of exp(x - m)",
+    .compare_rule = "bound",
+    .ulp_bound = 0,
+    .comparison = "within the error bound carried through the op's expressions beside their exact value (long double): every rounding of the compute type, the device library's documented error and the depth of its folds (docs/normalizations.md)",
+    .platform = "amd",
+    .targets = targets,
+    .source_fingerprint = "not computed",
+    .compiler = "HIP version: 5.2.21153-0",
+    .compiler_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000001",
+    .build_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000002",
+    .build_command = "hipcc -x hip -O3 --offload-arch=gfx90a:xnack- --offload-arch=gfx1030 -c <kernel>.hip",
+    .obligations = softmax_f16_obligations,
+    .required_evidence = evidence,
+    .degradations = softmax_f16_degradations,
+    .non_claims = softmax_f16_non_claims,
+    .launch = tkhk_softmax_f16_launch,
+    .check = tkhi_check_softmax_f16,
+    .launch_plan = tkhk_softmax_f16_launch_plan,
+    .check_row = tkhi_check_softmax_f16_row,
+};
+
 static const tkh_kernel_info *const kernels[] = {
     &tkhi_kernel_add_i32,
     &tkhi_kernel_add_f16,
@@ -406,6 +455,7 @@ static const tkh_kernel_info *const kernels[] = {
     &tkhi_kernel_softsign_f32,
     &tkhi_kernel_scale_where_f16,
     &tkhi_kernel_rms_norm_f16,
+    &tkhi_kernel_softmax_f16,
 };
 
 static const tkh_registry registry = { "core", kernels, sizeof kernels / sizeof kernels[0] };

@@ -9,6 +9,7 @@ set(TKH_GENERATED_KERNELS
   softsign_f32
   scale_where_f16
   rms_norm_f16
+  softmax_f16
 )
 # Compile units (units/<unit>.hip), one per op, and the kernels each includes.
 set(TKH_GENERATED_UNITS
@@ -18,6 +19,7 @@ set(TKH_GENERATED_UNITS
   softsign
   scale_where
   rms_norm
+  softmax
 )
 set(TKH_GENERATED_UNIT_add add_i32 add_f16)
 set(TKH_GENERATED_UNIT_neg neg_i8)
@@ -25,6 +27,7 @@ set(TKH_GENERATED_UNIT_sum sum_f32)
 set(TKH_GENERATED_UNIT_softsign softsign_bf16 softsign_f32)
 set(TKH_GENERATED_UNIT_scale_where scale_where_f16)
 set(TKH_GENERATED_UNIT_rms_norm rms_norm_f16)
+set(TKH_GENERATED_UNIT_softmax softmax_f16)
 set(TKH_GENERATED_REGISTRY "core_registry.c")
 set(TKH_GENERATED_ORACLE_TESTS "tests/oracle_tests.c")
 set(TKH_GENERATED_GPU_TESTS "tests/selftest.c")

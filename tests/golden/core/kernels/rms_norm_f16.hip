@@ -2,16 +2,17 @@
 /* rms_norm over f16 along one axis of a plan (tokitai_hip/plan.h: dimension 0
  * is the axis, the rest are kept). Reduction stages in order, each folded over the row,
  * then the map of each element to the output.
- * Rows layout (the axis is contiguous in the input): a block a row, its threads along the
- * row, each stage's block tree giving every thread the reduced value; a row of at most
- * TKH_NORM_CACHE elements a thread is read from memory once and kept in registers.
+ * Rows layout (the axis is contiguous in the input): a group of threads a row
+ * (tkh_norm_group), in 16-byte vectors where every array allows; a row of at most
+ * TKH_NORM_CACHE elements a thread is read from memory once and kept in registers. Each
+ * stage folds the group's threads in a butterfly of lane exchanges (and, for a group of
+ * more than 32, the 32-lane slices' results once more), so every thread has the result.
  * Columns layout: a thread a row, consecutive rows on consecutive threads, each stage a
  * sequential fold. docs/normalizations.md. */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
+#include "tokitai_hip/thread_group.h"
 #include "tokitai_hip/core_oracle/rms_norm_f16.h"
-
-#define TKH_NORM_CACHE 16
 
 #define T float
 #define ACC float
@@ -22,29 +23,34 @@ __device__ static inline float tkhk_rms_norm_f16_combine1(float a, float b)
     return (float)(a + b);
 }
 
-/* Folds each thread's accumulator over the block (a power of two of threads); every thread
- * gets the result. */
+/* Folds each thread's accumulator over its group of 'group' threads (a power of two;
+ * above 32, the whole block, with 'part' the block's shared slots for it); every thread
+ * gets the result, the same bits on each (the combines are commutative). */
 template <typename F>
-__device__ static inline float tkhk_rms_norm_f16_block_fold(float acc, float *tree, F combine)
+__device__ static inline float tkhk_rms_norm_f16_group_fold(float acc, unsigned group, float *part, F combine)
 {
-    tree[threadIdx.x] = acc;
-    __syncthreads();
-    for (unsigned width = blockDim.x / 2; width > 0; width >>= 1) {
-        if (threadIdx.x < width)
-            tree[threadIdx.x] = combine(tree[threadIdx.x], tree[threadIdx.x + width]);
+    for (unsigned mask = (group < 32 ? group : 32) / 2; mask > 0; mask >>= 1)
+        acc = combine(acc, tkh_lane_xor(acc, mask));
+    if (group > 32) {
+        if ((threadIdx.x & 31) == 0)
+            part[threadIdx.x / 32] = acc;
         __syncthreads();
+        const unsigned slices = group / 32;
+        acc = part[threadIdx.x & (slices - 1)];
+        for (unsigned mask = slices / 2; mask > 0; mask >>= 1)
+            acc = combine(acc, tkh_lane_xor(acc, mask));
     }
-    acc = tree[0];
-    __syncthreads(); /* the tree is reused */
     return acc;
 }
 
-template <bool Wide>
-__global__ void __launch_bounds__(1024) tkhk_rms_norm_f16_rows(const uint16_t *p_x, const uint16_t *p_weight, uint16_t *p_out, float p_eps, const tkh_plan tkhn_p)
+/* V: elements a vector, 1 where some array does not allow vectors (the launcher's
+ * vector check); with V > 1 every array that walks the row is contiguous along it. */
+template <bool Wide, int V>
+__global__ void __launch_bounds__(TKH_NORM_MOST_GROUP, 2) tkhk_rms_norm_f16_rows(const uint16_t *p_x, const uint16_t *p_weight, uint16_t *p_out, float p_eps, const tkh_plan tkhn_p, unsigned tkhn_group)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
-    __shared__ float tkhn_tree[1024];
+    __shared__ float tkhn_part[2][1][TKH_NORM_MOST_GROUP / 32];
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
     const float n = (float)tkhn_count;
     const float eps = p_eps;
@@ -52,47 +58,93 @@ __global__ void __launch_bounds__(1024) tkhk_rms_norm_f16_rows(const uint16_t *p
 #pragma unroll
     for (int tkhn_a = 0; tkhn_a < 3; ++tkhn_a)
         tkhn_s[tkhn_a] = (O)tkhn_p.stride[tkhn_a][0];
-    const bool tkhn_cached = tkhn_count <= (U)blockDim.x * TKH_NORM_CACHE;
-    for (U tkhn_row = blockIdx.x; tkhn_row < tkhn_rows; tkhn_row += gridDim.x) {
+    O tkhn_step[3]; /* elements from one vector to the next */
+#pragma unroll
+    for (int tkhn_a = 0; tkhn_a < 3; ++tkhn_a)
+        tkhn_step[tkhn_a] = V > 1 ? (O)V : tkhn_s[tkhn_a];
+    const unsigned tkhn_lane = threadIdx.x & (tkhn_group - 1);
+    const U tkhn_per_block = blockDim.x / tkhn_group, tkhn_vectors = tkhn_count / V;
+    const bool tkhn_cached = tkhn_vectors <= (U)tkhn_group * (TKH_NORM_CACHE / V);
+    unsigned tkhn_parity = 0; /* the shared slots alternate between a block's rows */
+    for (U tkhn_base = blockIdx.x * tkhn_per_block; tkhn_base < tkhn_rows;
+         tkhn_base += gridDim.x * tkhn_per_block, tkhn_parity ^= 1) {
+        /* every group takes part in the folds; one past the last row walks no vectors */
+        const U tkhn_row = tkhn_base + threadIdx.x / tkhn_group;
+        const U tkhn_mine = tkhn_row < tkhn_rows ? tkhn_vectors : 0;
         O tkhn_at[3] = { 0 };
-        tkh_plan_offsets<Wide, 3>(tkhn_p, 1, tkhn_p.ndim, tkhn_row, tkhn_at);
-        float tkhn_v[TKH_NORM_CACHE];
+        tkh_plan_offsets<Wide, 3>(tkhn_p, 1, tkhn_p.ndim, tkhn_row < tkhn_rows ? tkhn_row : 0, tkhn_at);
+        tkh_pack<uint16_t, V> tkhn_v[TKH_NORM_CACHE / V];
         float tkhn_acc1 = (float)((ACC)0);
         if (tkhn_cached) {
 #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE; ++tkhn_j) {
-                const U tkhn_r = threadIdx.x + (U)tkhn_j * blockDim.x;
-                if (tkhn_r < tkhn_count) {
-                    tkhn_v[tkhn_j] = (float)tkh_f16_to_f32(p_x[tkhn_at[0] + (O)tkhn_r * tkhn_s[0]]);
-                    const float x = tkhn_v[tkhn_j];
-                    const float weight = p_weight ? (float)tkh_f16_to_f32(p_weight[tkhn_at[1] + (O)(tkhn_r) * tkhn_s[1]]) : (float)(1);
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE / V; ++tkhn_j) {
+                const U tkhn_vi = tkhn_lane + (U)tkhn_j * tkhn_group;
+                if (tkhn_vi < tkhn_mine) {
+                    tkhn_v[tkhn_j] = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
+                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                    tkh_pack<uint16_t, V> tkhn_c_weight = {};
+                    if (p_weight)
+                        tkhn_c_weight = *(const tkh_pack<uint16_t, V> *)(p_weight + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]);
+                    #pragma unroll
+                    for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+                        const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
+                        const float weight = p_weight ? (float)tkh_f16_to_f32(tkhn_c_weight.e[tkhn_e]) : (float)(1);
+                        tkhn_acc1 = tkhk_rms_norm_f16_combine1(tkhn_acc1, (float)(x * x));
+                    }
+                }
+            }
+        } else {
+#pragma unroll 8
+            for (U tkhn_vi = tkhn_lane; tkhn_vi < tkhn_mine; tkhn_vi += tkhn_group) {
+                const tkh_pack<uint16_t, V> tkhn_px = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
+                tkh_pack<uint16_t, V> tkhn_c_weight = {};
+                if (p_weight)
+                    tkhn_c_weight = *(const tkh_pack<uint16_t, V> *)(p_weight + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]);
+                #pragma unroll
+                for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+                    const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
+                    const float weight = p_weight ? (float)tkh_f16_to_f32(tkhn_c_weight.e[tkhn_e]) : (float)(1);
                     tkhn_acc1 = tkhk_rms_norm_f16_combine1(tkhn_acc1, (float)(x * x));
                 }
             }
-        } else {
-            for (U tkhn_r = threadIdx.x; tkhn_r < tkhn_count; tkhn_r += blockDim.x) {
-                const float x = (float)tkh_f16_to_f32(p_x[tkhn_at[0] + (O)(tkhn_r) * tkhn_s[0]]);
-                const float weight = p_weight ? (float)tkh_f16_to_f32(p_weight[tkhn_at[1] + (O)(tkhn_r) * tkhn_s[1]]) : (float)(1);
-                tkhn_acc1 = tkhk_rms_norm_f16_combine1(tkhn_acc1, (float)(x * x));
-            }
         }
-        tkhn_acc1 = tkhk_rms_norm_f16_block_fold(tkhn_acc1, tkhn_tree, tkhk_rms_norm_f16_combine1);
+        tkhn_acc1 = tkhk_rms_norm_f16_group_fold(tkhn_acc1, tkhn_group, tkhn_part[tkhn_parity][0],
+            [](const float a, const float b) { return tkhk_rms_norm_f16_combine1(a, b); });
         const float rstd = [&]() { const float a = tkhn_acc1; (void)a; return (float)(rsqrt(a / n + eps)); }();
         if (tkhn_cached) {
 #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE; ++tkhn_j) {
-                const U tkhn_r = threadIdx.x + (U)tkhn_j * blockDim.x;
-                if (tkhn_r < tkhn_count) {
-                    const float x = tkhn_v[tkhn_j];
-                    const float weight = p_weight ? (float)tkh_f16_to_f32(p_weight[tkhn_at[1] + (O)(tkhn_r) * tkhn_s[1]]) : (float)(1);
-                    p_out[tkhn_at[2] + (O)(tkhn_r) * tkhn_s[2]] = tkh_f32_to_f16((float)(x * rstd * weight));
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE / V; ++tkhn_j) {
+                const U tkhn_vi = tkhn_lane + (U)tkhn_j * tkhn_group;
+                if (tkhn_vi < tkhn_mine) {
+                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                    tkh_pack<uint16_t, V> tkhn_c_weight = {};
+                    if (p_weight)
+                        tkhn_c_weight = *(const tkh_pack<uint16_t, V> *)(p_weight + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]);
+                    tkh_pack<uint16_t, V> tkhn_po;
+                    #pragma unroll
+                    for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+                        const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
+                        const float weight = p_weight ? (float)tkh_f16_to_f32(tkhn_c_weight.e[tkhn_e]) : (float)(1);
+                        tkhn_po.e[tkhn_e] = tkh_f32_to_f16((float)(x * rstd * weight));
+                    }
+                    *(tkh_pack<uint16_t, V> *)(p_out + tkhn_at[2] + (O)tkhn_vi * tkhn_step[2]) = tkhn_po;
                 }
             }
         } else {
-            for (U tkhn_r = threadIdx.x; tkhn_r < tkhn_count; tkhn_r += blockDim.x) {
-                const float x = (float)tkh_f16_to_f32(p_x[tkhn_at[0] + (O)(tkhn_r) * tkhn_s[0]]);
-                const float weight = p_weight ? (float)tkh_f16_to_f32(p_weight[tkhn_at[1] + (O)(tkhn_r) * tkhn_s[1]]) : (float)(1);
-                p_out[tkhn_at[2] + (O)(tkhn_r) * tkhn_s[2]] = tkh_f32_to_f16((float)(x * rstd * weight));
+#pragma unroll 8
+            for (U tkhn_vi = tkhn_lane; tkhn_vi < tkhn_mine; tkhn_vi += tkhn_group) {
+                const tkh_pack<uint16_t, V> tkhn_px = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
+                tkh_pack<uint16_t, V> tkhn_c_weight = {};
+                if (p_weight)
+                    tkhn_c_weight = *(const tkh_pack<uint16_t, V> *)(p_weight + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]);
+                tkh_pack<uint16_t, V> tkhn_po;
+                #pragma unroll
+                for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+                    const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
+                    const float weight = p_weight ? (float)tkh_f16_to_f32(tkhn_c_weight.e[tkhn_e]) : (float)(1);
+                    tkhn_po.e[tkhn_e] = tkh_f32_to_f16((float)(x * rstd * weight));
+                }
+                *(tkh_pack<uint16_t, V> *)(p_out + tkhn_at[2] + (O)tkhn_vi * tkhn_step[2]) = tkhn_po;
             }
         }
     }
@@ -133,24 +185,53 @@ __global__ void __launch_bounds__(256) tkhk_rms_norm_f16_columns(const uint16_t 
 #undef ACC
 #undef OUT
 
-/* The launchers: over a plan (the layout's kernel, the block the runtime chose), and over
- * n contiguous elements as one row. */
+/* Whether every array that walks the rows allows vectors of 8: contiguous along the
+ * axis, each row's start a whole number of vectors from a pointer aligned for them. */
+static int tkhk_rms_norm_f16_vectors(const void *const *inputs, void *const *outputs, const tkh_plan *p)
+{
+    const size_t size[3] = { sizeof(uint16_t), sizeof(uint16_t), sizeof(uint16_t) };
+    if (p->reduce_count % 8 != 0)
+        return 0;
+    for (int a = 0; a < 3; ++a) {
+        const void *base = a < 2 ? inputs[a] : outputs[0];
+        if (base == NULL || p->stride[a][0] == 0) /* a column not given; a post step's output */
+            continue;
+        const size_t align = 8 * size[a] < 16 ? 8 * size[a] : 16;
+        if (p->stride[a][0] != 1 || (uintptr_t)base % align != 0)
+            return 0;
+        for (int d = 1; d < p->ndim; ++d)
+            if (p->stride[a][d] % 8 != 0)
+                return 0;
+    }
+    return 1;
+}
+
+/* The launchers: over a plan (the layout's kernel; the block the runtime chose, which for
+ * rows must be tkh_norm_block's), and over n contiguous elements as one row. */
 extern "C" TKH_HIDDEN int tkhk_rms_norm_f16_launch_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
     (void)scratch;
-    if (plan->reduced != 1 || block == 0 || block > 1024 || (block & (block - 1)) != 0)
+    const unsigned group = tkh_norm_group(plan->reduce_count);
+    if (plan->reduced != 1 || grid == 0 || block == 0 || block > 1024 || (block & (block - 1)) != 0
+        || (plan->mode == TKH_PLAN_ROWS && block != tkh_norm_block(group)))
         return (int)hipErrorInvalidValue;
+    const hipStream_t s = (hipStream_t)stream;
     if (plan->mode == TKH_PLAN_ROWS) {
-        if (plan->wide)
-            hipLaunchKernelGGL(tkhk_rms_norm_f16_rows<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan);
+        const bool vectors = tkhk_rms_norm_f16_vectors(inputs, outputs, plan);
+        if (plan->wide && vectors)
+            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<true, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, group);
+        else if (plan->wide)
+            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<true, 1>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, group);
+        else if (vectors)
+            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<false, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, group);
         else
-            hipLaunchKernelGGL(tkhk_rms_norm_f16_rows<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan);
+            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<false, 1>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, group);
     } else if (plan->wide) {
-        hipLaunchKernelGGL(tkhk_rms_norm_f16_columns<true>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan);
+        hipLaunchKernelGGL(tkhk_rms_norm_f16_columns<true>, dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan);
     } else {
-        hipLaunchKernelGGL(tkhk_rms_norm_f16_columns<false>, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan);
+        hipLaunchKernelGGL(tkhk_rms_norm_f16_columns<false>, dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan);
     }
     return (int)hipGetLastError();
 }
@@ -161,5 +242,6 @@ extern "C" TKH_HIDDEN int tkhk_rms_norm_f16_launch(const void *const *inputs, vo
     tkh_plan plan;
     tkh_norm_row_plan(&plan, n, 3, 1);
     (void)grid;
-    return tkhk_rms_norm_f16_launch_plan(inputs, outputs, scalars, &plan, 1, block, scratch, stream);
+    (void)block;
+    return tkhk_rms_norm_f16_launch_plan(inputs, outputs, scalars, &plan, 1, tkh_norm_block(tkh_norm_group((int64_t)n)), scratch, stream);
 }

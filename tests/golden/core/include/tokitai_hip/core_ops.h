@@ -94,6 +94,14 @@ TKH_API tkh_status tkh_rms_norm_f16_device(tkh_context *ctx, const uint16_t *x, 
 TKH_API tkh_status tkh_rms_norm_f16_tensor(tkh_context *ctx, const DLTensor *x, const DLTensor *weight, float eps, const DLTensor *out, int64_t axis,
     tkh_stream stream, tkh_report *report);
 
+/* softmax f16 (normalization along an axis; flat: the n elements are one row): exp(x - m) / sum of exp(x - m) */
+TKH_API tkh_status tkh_softmax_f16(tkh_context *ctx, const uint16_t *x, uint16_t *out, size_t n,
+    tkh_report *report);
+TKH_API tkh_status tkh_softmax_f16_device(tkh_context *ctx, const uint16_t *x, uint16_t *out, size_t n,
+    tkh_stream stream);
+TKH_API tkh_status tkh_softmax_f16_tensor(tkh_context *ctx, const DLTensor *x, const DLTensor *out, int64_t axis,
+    tkh_stream stream, tkh_report *report);
+
 #ifdef __cplusplus
 }
 #endif

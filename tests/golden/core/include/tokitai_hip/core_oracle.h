@@ -12,5 +12,6 @@
 #include "tokitai_hip/core_oracle/softsign_f32.h"
 #include "tokitai_hip/core_oracle/scale_where_f16.h"
 #include "tokitai_hip/core_oracle/rms_norm_f16.h"
+#include "tokitai_hip/core_oracle/softmax_f16.h"
 
 #endif
