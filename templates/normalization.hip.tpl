@@ -57,8 +57,8 @@ $(indent)const $(A) $(c.name) = p_$(c.name) ? ($(A))$(load(c.type, "p_" .. c.nam
 @ local function fold(indent, st, i)
 $(indent)tkhn_acc$(i) = $(k.symbol)_combine$(i)(tkhn_acc$(i), ($(A))($(st.map)));
 @ end
-@ local function out_value()
-@   return store(O, "(" .. O.compute .. ")(" .. k.map .. ")")
+@ local function out_value(map)
+@   return store(O, "(" .. O.compute .. ")(" .. (map or k.map) .. ")")
 @ end
 @ local function store_out(indent, r)
 $(indent)p_out[tkhn_at[$(out_index)] + (O)($(r)) * tkhn_s[$(out_index)]] = $(out_value());
@@ -81,7 +81,7 @@ $(indent)    tkhn_acc$(i) = $(k.symbol)_combine$(i)(tkhn_acc$(i), tkhn_t[tkhn_j 
 @     fold(indent .. "    ", k.stages[i], i)
 @   elseif kept then
 $(indent)    const $(A) tkhn_value = tkhn_t[tkhn_j * V + tkhn_e];
-$(indent)    tkhn_po.e[tkhn_e] = $(store(O, "(" .. O.compute .. ")(" .. k.reuse .. ")"));
+$(indent)    tkhn_po.e[tkhn_e] = $(out_value(k.reuse));
 @   else
 $(indent)    tkhn_po.e[tkhn_e] = $(out_value());
 @   end

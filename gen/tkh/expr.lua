@@ -121,6 +121,16 @@ function M.parse(text, is_type)
   return tree
 end
 
+-- A node's operands, in order.
+function M.children(n)
+  local out = {}
+  for _, field in ipairs { "arg", "l", "r", "c", "t", "f" } do
+    if n[field] then out[#out + 1] = n[field] end
+  end
+  for _, a in ipairs(n.args or {}) do out[#out + 1] = a end
+  return out
+end
+
 -- The names a tree uses, each once, in order of first use.
 function M.names(tree)
   local out, seen = {}, {}
@@ -129,10 +139,7 @@ function M.names(tree)
       seen[n.name] = true
       out[#out + 1] = n.name
     end
-    for _, field in ipairs { "arg", "l", "r", "c", "t", "f" } do
-      if n[field] then walk(n[field]) end
-    end
-    for _, a in ipairs(n.args or {}) do walk(a) end
+    for _, c in ipairs(M.children(n)) do walk(c) end
   end
   walk(tree)
   return out
@@ -143,14 +150,10 @@ function M.same(a, b)
   if a.k ~= b.k or a.text ~= b.text or a.name ~= b.name or a.op ~= b.op or a.type ~= b.type then
     return false
   end
-  for _, field in ipairs { "arg", "l", "r", "c", "t", "f" } do
-    if (a[field] == nil) ~= (b[field] == nil) or (a[field] and not M.same(a[field], b[field])) then
-      return false
-    end
-  end
-  if #(a.args or {}) ~= #(b.args or {}) then return false end
-  for i, x in ipairs(a.args or {}) do
-    if not M.same(x, b.args[i]) then return false end
+  local ca, cb = M.children(a), M.children(b)
+  if #ca ~= #cb then return false end
+  for i, x in ipairs(ca) do
+    if not M.same(x, cb[i]) then return false end
   end
   return true
 end

@@ -548,11 +548,8 @@ local function reuse_of(k, is_type)
         or (n.k == "cast" and n.type ~= "ACC" and n.type ~= k.acc.compute) then
       return false
     end
-    for _, f in ipairs { "arg", "l", "r", "c", "t", "f" } do
-      if n[f] and not plain(n[f], n.k == "cast") then return false end
-    end
-    for _, a in ipairs(n.args or {}) do
-      if not plain(a, false) then return false end
+    for _, c in ipairs(expr.children(n)) do
+      if not plain(c, n.k == "cast") then return false end
     end
     return true
   end
