@@ -17,7 +17,66 @@ import bench_tensor
 from bench_tensor import dl
 
 
+COLUMNS = (16384, 128, 1024, 4096, 65536)
+
+
+def cells(path):
+    """{(op, type): {row length: result}} from bench_norm's JSON."""
+    by = {}
+    for r in json.load(open(path)):
+        by.setdefault((r["op"], r["type"]), {})[r["shape"][1]] = r
+    return by
+
+
+def table(path):
+    """Markdown: ours in TB/s (x the copy) / torch's, per op, type and row length."""
+    print("| op, type | [16384, 16384] | rows of 128 | 1024 | 4096 | 65536 |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for (op, t), by_len in cells(path).items():
+        row = [f"{by_len[c]['ours_tb_s']:.2f} ({by_len[c]['ours_tb_s'] / by_len[c]['copy_tb_s']:.2f}) / "
+               f"{by_len[c]['torch_tb_s']:.2f}" for c in COLUMNS]
+        print(f"| {op} {t} | " + " | ".join(row) + " |")
+
+
+def plot(path, png):
+    """Ours and torch's rate against the row length, as a multiple of the copy's, per type."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    by = cells(path)
+    types = ("f32", "f16", "bf16")
+    lengths = sorted(COLUMNS)
+    fig, axes = plt.subplots(1, len(types), figsize=(15, 4.5), sharey=True)
+    for ax, t in zip(axes, types):
+        for op, color in (("softmax", "tab:blue"), ("layer_norm", "tab:orange")):
+            r = by[(op, t)]
+            ax.plot(lengths, [r[c]["ours_tb_s"] / r[c]["copy_tb_s"] for c in lengths], "o-", color=color,
+                    label=f"{op}, ours")
+            ax.plot(lengths, [r[c]["torch_tb_s"] / r[c]["copy_tb_s"] for c in lengths], "s--", color=color,
+                    alpha=0.6, label=f"{op}, torch")
+        ax.axhline(1.0, color="k", linestyle=":", linewidth=1)
+        ax.axhline(0.85, color="gray", linestyle="-.", linewidth=1)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(lengths)
+        ax.set_xticklabels([str(c) for c in lengths])
+        ax.set_title(t)
+        ax.set_xlabel("row length (2^28 elements in all)")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("x the device copy's rate")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Normalizations along the last axis on the H200: our device entry points and torch "
+                 "(dash-dot: the goal's 0.85 x copy)")
+    fig.tight_layout()
+    fig.savefig(png, dpi=80)
+
+
 def main():
+    if sys.argv[1] == "--table":
+        table(sys.argv[2])
+        return
+    if sys.argv[1] == "--plot":
+        plot(sys.argv[2], sys.argv[3])
+        return
     import torch
     from bench_torch import time_device
     bench_tensor.torch = torch  # dl() converts through it
@@ -36,7 +95,7 @@ def main():
     results = []
     total = 16384 * 16384
     for tname, dtype in (("f32", torch.float32), ("f16", torch.float16), ("bf16", torch.bfloat16)):
-        for cols in (16384, 128, 1024, 4096, 65536):
+        for cols in COLUMNS:
             rows = total // cols
             g = torch.Generator(device="cuda").manual_seed(2026)
             x = torch.randn(rows, cols, device="cuda", dtype=dtype, generator=g)

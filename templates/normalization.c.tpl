@@ -129,7 +129,7 @@ TKH_HIDDEN size_t $(k.check)(const void *const *inputs, const void *const *outpu
 {
     (void)grid;
     (void)block;
-    return $(k.check)_row(inputs, outputs[0], scalars, n, tkh_norm_depth(TKH_PLAN_ROWS, (int64_t)n), note);
+    return $(k.check)_row(inputs, outputs[0], scalars, n, tkh_norm_depth(TKH_PLAN_ROWS, (int64_t)n, sizeof($(x.type.c))), note);
 }
 
 @ local in_names, scalar_names = {}, {}

@@ -2,13 +2,14 @@
 /* $(k.op.name) over $(k.label) along one axis of a plan (tokitai_hip/plan.h: dimension 0
  * is the axis, the rest are kept). Reduction stages in order, each folded over the row,
  * then $(k.map and "the map of each element to the output" or "the post step to the row's one output").
- * Rows layout (the axis is contiguous in the input): a group of threads a row
- * (tkh_norm_group), in 16-byte vectors where every array allows; a row of at most
- * TKH_NORM_CACHE elements a thread is read from memory once and kept in registers. Each
- * stage folds the group's threads in a butterfly of lane exchanges (and, for a group of
- * more than 32, the 32-lane slices' results once more), so every thread has the result.
- * Columns layout: a thread a row, consecutive rows on consecutive threads, each stage a
- * sequential fold. docs/normalizations.md. */
+ * Rows layout (the axis is contiguous in the input): a group of threads a row, shaped by
+ * tkh_norm_shape_of. Where every array allows 16-byte vectors and the row fits, the group's
+ * size and the vectors each thread keeps in registers are template parameters of
+ * _rows_cached: the row is read from memory once. Otherwise _rows takes the group at run
+ * time and reads the row again each stage. Each stage folds the group's threads in a butterfly of lane exchanges (and, for a
+ * group of more than 32, the 32-lane slices' results once more), so every thread has the
+ * result. Columns layout: a thread a row, consecutive rows on consecutive threads, each
+ * stage a sequential fold. docs/normalizations.md. */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
 #include "tokitai_hip/thread_group.h"
@@ -19,17 +20,24 @@
 @ local arrays = #k.inputs + 1
 @ local out_index = #k.inputs
 @ local V = 16 // (k.type.bits // 8)
+@ -- The arrays as __restrict__: a thread reads only the elements it writes, and each before
+@ -- it writes them, so that an output over its input (in place) is still safe, and the
+@ -- compiler may issue a column's loads ahead of the stores before them.
 @ local params, args = {}, {}
 @ for i, a in ipairs(k.inputs) do
-@   params[#params + 1] = "const " .. a.type.c .. " *p_" .. a.name
+@   params[#params + 1] = "const " .. a.type.c .. " *__restrict__ p_" .. a.name
 @   args[#args + 1] = "(const " .. a.type.c .. " *)inputs[" .. (i - 1) .. "]"
 @ end
-@ params[#params + 1] = O.c .. " *p_out"
+@ params[#params + 1] = O.c .. " *__restrict__ p_out"
 @ args[#args + 1] = "(" .. O.c .. " *)outputs[0]"
 @ for _, s in ipairs(k.scalars) do
 @   params[#params + 1] = s.type.c .. " p_" .. s.name
 @   args[#args + 1] = "*(const " .. s.type.c .. " *)scalars[" .. s.index .. "]"
 @ end
+@ -- How the cached kernel keeps the last stage's values for a map that reuses them
+@ -- (k.reuse): over the cached element where it has the compute type already, else in an
+@ -- array of its own beside the cache (where that fits: tkhn_keep).
+@ local keep = k.reuse and (S == A and "over" or "beside")
 @ -- The kernels' own names start with tkhn_ (an op file's names may not: gen/tkh/ops.lua).
 @ -- The rows layout's element e of vector tkhn_vi: the input from pack tkhn_px, the
 @ -- columns from their packs (a column not given is its default), in the compute type.
@@ -64,8 +72,9 @@ $(indent)tkhn_acc$(i) = $(k.symbol)_combine$(i)(tkhn_acc$(i), ($(A))($(st.map)))
 $(indent)p_out[tkhn_at[$(out_index)] + (O)($(r)) * tkhn_s[$(out_index)]] = $(out_value());
 @ end
 @ -- The rows layout's work on vector tkhn_vi of the row, x's pack in tkhn_px: stage i's
-@ -- fold, or (i = nil) the map's store. 'kept': the cached path of an op whose map reuses
-@ -- the last stage's values (k.reuse), kept in tkhn_t.
+@ -- fold, or (i = nil) the map's store. 'kept' (the cached kernel of an op whose map
+@ -- reuses the last stage's values): where the last stage keeps them and the map finds
+@ -- them, "over" the cached element (tkhn_v) or "beside" it (tkhn_t).
 @ local function vector_body(indent, i, kept)
 @   column_packs(indent)
 @   if not i then
@@ -74,13 +83,15 @@ $(indent)tkh_pack<$(O.c), V> tkhn_po;
 $(indent)#pragma unroll
 $(indent)for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
 @   vector_element(indent .. "    ")
+@   local slot = kept == "over" and "tkhn_v[tkhn_j].e[tkhn_e]" or "tkhn_t[tkhn_j * V + tkhn_e]"
 @   if i and kept and i == #k.stages then
-$(indent)    tkhn_t[tkhn_j * V + tkhn_e] = ($(A))($(k.stages[i].map));
-$(indent)    tkhn_acc$(i) = $(k.symbol)_combine$(i)(tkhn_acc$(i), tkhn_t[tkhn_j * V + tkhn_e]);
+$(indent)    const $(A) tkhn_value = ($(A))($(k.stages[i].map));
+$(indent)    $(slot) = tkhn_value;
+$(indent)    tkhn_acc$(i) = $(k.symbol)_combine$(i)(tkhn_acc$(i), tkhn_value);
 @   elseif i then
 @     fold(indent .. "    ", k.stages[i], i)
 @   elseif kept then
-$(indent)    const $(A) tkhn_value = tkhn_t[tkhn_j * V + tkhn_e];
+$(indent)    const $(A) tkhn_value = $(slot);
 $(indent)    tkhn_po.e[tkhn_e] = $(out_value(k.reuse));
 @   else
 $(indent)    tkhn_po.e[tkhn_e] = $(out_value());
@@ -122,11 +133,13 @@ __device__ static inline $(A) $(k.symbol)_group_fold($(A) acc, unsigned group, $
     return acc;
 }
 
-@ local function scalars_and_strides()
+@ local function scalars()
     const $(A) n = ($(A))tkhn_count;
 @   for _, sc in ipairs(k.scalars) do
     const $(sc.type.compute) $(sc.name) = $(load(sc.type, "p_" .. sc.name));
 @   end
+@ end
+@ local function strides()
     O tkhn_s[$(arrays)];
 #pragma unroll
     for (int tkhn_a = 0; tkhn_a < $(arrays); ++tkhn_a)
@@ -135,23 +148,118 @@ __device__ static inline $(A) $(k.symbol)_group_fold($(A) acc, unsigned group, $
 @ local function post_of(i, st)
         const $(A) $(st.name) = [&]() { const $(A) a = tkhn_acc$(i); (void)a; return ($(A))($(st.post)); }();
 @ end
-/* V: elements a vector, 1 where some array does not allow vectors (the launcher's
- * vector check); with V > 1 every array that walks the row is contiguous along it. */
+@ -- A row's walk by its group in the cached kernel: stage i's fold (nil: the map's stores)
+@ -- over the NV vectors a thread keeps, with the values kept as 'kept' says. Whole: every
+@ -- vector is there (a group past the last row walks row 0 and stores nothing).
+@ local function cached_walk(i, kept, ind)
+$(ind)#pragma unroll
+$(ind)for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+$(ind)    const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+$(ind)    if ($(i and "Whole || " or "Whole ? tkhn_real : ")tkhn_vi < tkhn_mine) {
+$(ind)        const tkh_pack<$(S), V> tkhn_px = tkhn_v[tkhn_j];
+@   vector_body(ind .. "        ", i, kept)
+$(ind)    }
+$(ind)}
+@ end
+@ -- Stage i's walk, or the map's (nil), in the cached kernel: where the values are kept
+@ -- beside the cache, only if they fit (else evaluated again in the map).
+@ local function cached_stage(i)
+@   local last = i == nil or i == #k.stages
+@   if keep == "beside" and last and k.map then
+        if constexpr (tkhn_keep) {
+@     cached_walk(i, keep, "            ")
+        } else {
+@     cached_walk(i, nil, "            ")
+        }
+@   else
+@     cached_walk(i, last and k.map and keep or nil, "        ")
+@   end
+@ end
+@ -- A stage's group fold and post step.
+@ local function fold_group(i, st, group)
+        tkhn_acc$(i) = $(k.symbol)_group_fold(tkhn_acc$(i), $(group), tkhn_part[tkhn_parity][$(i - 1)],
+            [](const $(A) a, const $(A) b) { return $(k.symbol)_combine$(i)(a, b); });
+@   post_of(i, st)
+@ end
+@ local function post_store()
+        if (tkhn_lane == 0 && tkhn_row < tkhn_rows)
+            p_out[tkhn_at[$(out_index)]] = $(store(O, "(" .. O.compute .. ")(" .. k.post .. ")"));
+@ end
+@ local steps = {}
+@ for i = 1, arrays do steps[i] = "V" end
+/* Rows that fit in registers, every array that walks them in 16-byte vectors of V elements
+ * (contiguous along the axis, aligned; 32-bit offsets): G threads a row (a power of two; up
+ * to 32, TKH_NORM_ROWS_BLOCK / G rows a block), each keeping NV vectors of it, so that the
+ * row is read once, every load in flight before the first is used. tkh_norm_shape_of picks
+ * G and NV; as template parameters they let the compiler unroll each walk into fixed
+ * offsets and the folds into fixed exchanges. Whole: the row is G * NV vectors, so that no
+ * walk tests which vectors are there (nothing stands between a column's loads and those of
+ * the vectors after it, or between the vectors' folds). */
+template <unsigned G, int NV, int V, bool Whole>
+__global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) $(k.symbol)_rows_cached($(table.concat(params, ", ")), const tkh_plan tkhn_p)
+{
+    typedef typename tkh_plan_index<false>::U U;
+    typedef typename tkh_plan_index<false>::O O;
+    constexpr U tkhn_per_block = (G > 32 ? G : TKH_NORM_ROWS_BLOCK) / G;
+    __shared__ $(A) tkhn_part[2][$(#k.stages)][G > 32 ? G / 32 : 1];
+    const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
+@ scalars()
+    const O tkhn_step[$(arrays)] = { $(table.concat(steps, ", ")) }; /* elements from one vector to the next */
+    const unsigned tkhn_lane = threadIdx.x % G;
+    const U tkhn_vectors = tkhn_count / V;
+    unsigned tkhn_parity = 0; /* the shared slots alternate between a block's rows */
+    for (U tkhn_base = blockIdx.x * tkhn_per_block; tkhn_base < tkhn_rows;
+         tkhn_base += gridDim.x * tkhn_per_block, tkhn_parity ^= 1) {
+        /* every group takes part in the folds; one past the last row walks no vectors */
+        const U tkhn_row = tkhn_base + threadIdx.x / G;
+        const bool tkhn_real = tkhn_row < tkhn_rows;
+        const U tkhn_mine = tkhn_real ? tkhn_vectors : 0;
+        O tkhn_at[$(arrays)] = { 0 };
+        tkh_plan_offsets<false, $(arrays)>(tkhn_p, 1, tkhn_p.ndim, tkhn_real ? tkhn_row : 0, tkhn_at);
+        tkh_pack<$(S), V> tkhn_v[NV];
+#pragma unroll
+        for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+            const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+            if (Whole || tkhn_vi < tkhn_mine)
+                tkhn_v[tkhn_j] = $(x_pack());
+        }
+@ if keep == "beside" and k.map then
+        constexpr bool tkhn_keep = NV * V <= 32; /* the kept values fit in registers beside the cache */
+        $(A) tkhn_t[tkhn_keep ? NV * V : 1];
+@ end
+@ for i, st in ipairs(k.stages) do
+        $(A) tkhn_acc$(i) = ($(A))($(st.identity));
+@   cached_stage(i)
+@   fold_group(i, st, "G")
+@ end
+@ if k.map then
+@   cached_stage(nil)
+@ else
+@   post_store()
+@ end
+    }
+}
+
+/* Any row the cached kernel does not take (an array without vectors, 64-bit offsets, a
+ * row past the registers): the group tkh_norm_shape_of gives, at run time, each stage
+ * reading the row again (from the L2 cache where it fits), TKH_NORM_BATCH vectors' loads
+ * of a thread in flight before their work. V: elements a vector, 1 where some array does
+ * not allow vectors. */
 template <bool Wide, int V>
-__global__ void __launch_bounds__(TKH_NORM_MOST_GROUP, $(A == "double" and 1 or 2)) $(k.symbol)_rows($(table.concat(params, ", ")), const tkh_plan tkhn_p, unsigned tkhn_group)
+__global__ void TKH_NORM_BOUNDS(TKH_NORM_MOST_GROUP) $(k.symbol)_rows($(table.concat(params, ", ")), const tkh_plan tkhn_p, unsigned tkhn_group)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
     __shared__ $(A) tkhn_part[2][$(#k.stages)][TKH_NORM_MOST_GROUP / 32];
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
-@ scalars_and_strides()
+@ scalars()
+@ strides()
     O tkhn_step[$(arrays)]; /* elements from one vector to the next */
 #pragma unroll
     for (int tkhn_a = 0; tkhn_a < $(arrays); ++tkhn_a)
         tkhn_step[tkhn_a] = V > 1 ? (O)V : tkhn_s[tkhn_a];
     const unsigned tkhn_lane = threadIdx.x & (tkhn_group - 1);
     const U tkhn_per_block = blockDim.x / tkhn_group, tkhn_vectors = tkhn_count / V;
-    const bool tkhn_cached = tkhn_vectors <= (U)tkhn_group * (TKH_NORM_CACHE / V);
     unsigned tkhn_parity = 0; /* the shared slots alternate between a block's rows */
     for (U tkhn_base = blockIdx.x * tkhn_per_block; tkhn_base < tkhn_rows;
          tkhn_base += gridDim.x * tkhn_per_block, tkhn_parity ^= 1) {
@@ -160,55 +268,35 @@ __global__ void __launch_bounds__(TKH_NORM_MOST_GROUP, $(A == "double" and 1 or 
         const U tkhn_mine = tkhn_row < tkhn_rows ? tkhn_vectors : 0;
         O tkhn_at[$(arrays)] = { 0 };
         tkh_plan_offsets<Wide, $(arrays)>(tkhn_p, 1, tkhn_p.ndim, tkhn_row < tkhn_rows ? tkhn_row : 0, tkhn_at);
-        tkh_pack<$(S), V> tkhn_v[TKH_NORM_CACHE / V];
-@ if k.reuse then
-        $(A) tkhn_t[TKH_NORM_CACHE]; /* the last stage's values, for the map */
+@ local function walk(i)
+#pragma unroll 1
+        for (U tkhn_first = tkhn_lane; tkhn_first < tkhn_mine; tkhn_first += TKH_NORM_BATCH * tkhn_group) {
+            tkh_pack<$(S), V> tkhn_b[TKH_NORM_BATCH];
+#pragma unroll
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
+                const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
+                if (tkhn_vi < tkhn_mine)
+                    tkhn_b[tkhn_j] = $(x_pack());
+            }
+#pragma unroll
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
+                const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
+                if (tkhn_vi < tkhn_mine) {
+                    const tkh_pack<$(S), V> tkhn_px = tkhn_b[tkhn_j];
+@   vector_body("                    ", i)
+                }
+            }
+        }
 @ end
 @ for i, st in ipairs(k.stages) do
         $(A) tkhn_acc$(i) = ($(A))($(st.identity));
-        if (tkhn_cached) {
-#pragma unroll
-            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE / V; ++tkhn_j) {
-                const U tkhn_vi = tkhn_lane + (U)tkhn_j * tkhn_group;
-                if (tkhn_vi < tkhn_mine) {
-@   if i == 1 then
-                    tkhn_v[tkhn_j] = $(x_pack());
-@   end
-                    const tkh_pack<$(S), V> tkhn_px = tkhn_v[tkhn_j];
-@   vector_body("                    ", i, k.reuse)
-                }
-            }
-        } else {
-#pragma unroll 8
-            for (U tkhn_vi = tkhn_lane; tkhn_vi < tkhn_mine; tkhn_vi += tkhn_group) {
-                const tkh_pack<$(S), V> tkhn_px = $(x_pack());
-@   vector_body("                ", i)
-            }
-        }
-        tkhn_acc$(i) = $(k.symbol)_group_fold(tkhn_acc$(i), tkhn_group, tkhn_part[tkhn_parity][$(i - 1)],
-            [](const $(A) a, const $(A) b) { return $(k.symbol)_combine$(i)(a, b); });
-@   post_of(i, st)
+@   walk(i)
+@   fold_group(i, st, "tkhn_group")
 @ end
 @ if k.map then
-        if (tkhn_cached) {
-#pragma unroll
-            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE / V; ++tkhn_j) {
-                const U tkhn_vi = tkhn_lane + (U)tkhn_j * tkhn_group;
-                if (tkhn_vi < tkhn_mine) {
-                    const tkh_pack<$(S), V> tkhn_px = tkhn_v[tkhn_j];
-@   vector_body("                    ", nil, k.reuse)
-                }
-            }
-        } else {
-#pragma unroll 8
-            for (U tkhn_vi = tkhn_lane; tkhn_vi < tkhn_mine; tkhn_vi += tkhn_group) {
-                const tkh_pack<$(S), V> tkhn_px = $(x_pack());
-@   vector_body("                ")
-            }
-        }
+@   walk(nil)
 @ else
-        if (tkhn_lane == 0 && tkhn_row < tkhn_rows)
-            p_out[tkhn_at[$(out_index)]] = $(store(O, "(" .. O.compute .. ")(" .. k.post .. ")"));
+@   post_store()
 @ end
     }
 }
@@ -219,7 +307,8 @@ __global__ void __launch_bounds__(256) $(k.symbol)_columns($(table.concat(params
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
-@ scalars_and_strides()
+@ scalars()
+@ strides()
     for (U tkhn_row = (U)blockIdx.x * blockDim.x + threadIdx.x; tkhn_row < tkhn_rows;
          tkhn_row += (U)gridDim.x * blockDim.x) {
         O tkhn_at[$(arrays)] = { 0 };
@@ -270,27 +359,40 @@ static int $(k.symbol)_vectors(const void *const *inputs, void *const *outputs, 
 }
 
 /* The launchers: over a plan (the layout's kernel; the block the runtime chose, which for
- * rows must be tkh_norm_block's), and over n contiguous elements as one row. */
+ * rows must be tkh_norm_shape_of's), and over n contiguous elements as one row. */
 extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
     (void)scratch;
-    const unsigned group = tkh_norm_group(plan->reduce_count);
+    const tkh_norm_shape shape = tkh_norm_shape_of(plan->reduce_count, sizeof($(S)));
     if (plan->reduced != 1 || grid == 0 || block == 0 || block > 1024 || (block & (block - 1)) != 0
-        || (plan->mode == TKH_PLAN_ROWS && block != tkh_norm_block(group)))
+        || (plan->mode == TKH_PLAN_ROWS && block != shape.block))
         return (int)hipErrorInvalidValue;
     const hipStream_t s = (hipStream_t)stream;
     if (plan->mode == TKH_PLAN_ROWS) {
         const bool vectors = $(k.symbol)_vectors(inputs, outputs, plan);
-        if (plan->wide && vectors)
-            hipLaunchKernelGGL(($(k.symbol)_rows<true, $(V)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, group);
-        else if (plan->wide)
-            hipLaunchKernelGGL(($(k.symbol)_rows<true, 1>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, group);
-        else if (vectors)
-            hipLaunchKernelGGL(($(k.symbol)_rows<false, $(V)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, group);
-        else
-            hipLaunchKernelGGL(($(k.symbol)_rows<false, 1>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, group);
+        if (!plan->wide && vectors && shape.vectors > 0) {
+            /* every shape tkh_norm_shape_of gives to a row it keeps in registers */
+@ local shapes = {}
+@ for g = 0, 8 do shapes[#shapes + 1] = { 1 << g, 4 } end
+@ for g = 8, 10 do shapes[#shapes + 1] = { 1 << g, 8 } end
+            const bool whole = plan->reduce_count == (int64_t)shape.group * shape.vectors * $(V);
+@ for _, sh in ipairs(shapes) do
+@   for _, whole in ipairs({ "true", "false" }) do
+            if (shape.group == $(sh[1]) && shape.vectors == $(sh[2]) && whole == $(whole))
+                hipLaunchKernelGGL(($(k.symbol)_rows_cached<$(sh[1]), $(sh[2]), $(V), $(whole)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan);
+@   end
+@ end
+        } else if (plan->wide && vectors) {
+            hipLaunchKernelGGL(($(k.symbol)_rows<true, $(V)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group);
+        } else if (plan->wide) {
+            hipLaunchKernelGGL(($(k.symbol)_rows<true, 1>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group);
+        } else if (vectors) {
+            hipLaunchKernelGGL(($(k.symbol)_rows<false, $(V)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group);
+        } else {
+            hipLaunchKernelGGL(($(k.symbol)_rows<false, 1>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group);
+        }
     } else if (plan->wide) {
         hipLaunchKernelGGL($(k.symbol)_columns<true>, dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan);
     } else {
@@ -306,5 +408,5 @@ extern "C" TKH_HIDDEN int $(k.launch)(const void *const *inputs, void *const *ou
     tkh_norm_row_plan(&plan, n, $(arrays), $(k.map and 1 or 0));
     (void)grid;
     (void)block;
-    return $(k.launch)_plan(inputs, outputs, scalars, &plan, 1, tkh_norm_block(tkh_norm_group((int64_t)n)), scratch, stream);
+    return $(k.launch)_plan(inputs, outputs, scalars, &plan, 1, tkh_norm_shape_of((int64_t)n, sizeof($(S))).block, scratch, stream);
 }

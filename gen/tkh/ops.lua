@@ -532,15 +532,14 @@ local FOLDS = { ["a + b"] = "sum", ["b + a"] = "sum", ["fmax(a, b)"] = "max", ["
                 ["fmin(a, b)"] = "min", ["fmin(b, a)"] = "min" }
 
 -- The map with the last stage's mapped element, where it holds that whole and reads x
--- nowhere else (softmax's exp(x - m)), written as tkhn_value: the rows layout keeps that
--- value of each cached element and evaluates it once, not twice. Only for a value of the
--- compute type already (names of ACC, no floating literal outside a cast), so that keeping
--- it changes no bit; and only for elements narrower than it, whose cache leaves registers
--- for the kept values (f32's spills and ran slower, H200 2026-12-02). nil where that does
--- not apply.
+-- nowhere else (softmax's exp(x - m)), written as tkhn_value: the cached rows kernel keeps
+-- that value of each element (over the element, or beside it for a narrower type) and
+-- evaluates it once, not twice. Only for a value of the compute type already (names of
+-- ACC, no floating literal outside a cast), so that keeping it changes no bit. nil where
+-- that does not apply.
 local function reuse_of(k, is_type)
   local sub = k.stages[#k.stages].map_tree
-  if sub.k == "name" or sub.k == "num" or k.type.bits >= k.acc.bits then return nil end
+  if sub.k == "name" or sub.k == "num" then return nil end
   local wide = {}
   for _, sc in ipairs(k.scalars) do wide[sc.name] = sc.type.compute ~= k.acc.compute end
   local function plain(n, cast)

@@ -195,7 +195,7 @@ static tkh_status check_normalization(const tkhi_tensor_call *c, const tkh_oracl
     int axis = 0;
     while (!c->reduced_axis[axis])
         ++axis;
-    const int64_t depth = tkh_norm_depth(p->mode, (int64_t)n);
+    const int64_t depth = tkh_norm_depth(p->mode, (int64_t)n, c->size[0]);
     const int64_t total = samples ? (int64_t)policy->samples : p->count;
     for (int64_t s = 0; st == TKH_OK && s < total && o->bad == SIZE_MAX; ++s) {
         const int64_t row = samples ? samples[s] : s;

@@ -30,10 +30,10 @@ static void plan_shape(const tkh_context *ctx, tkhi_tensor_call *c, tkh_plan *p,
     *block = k->block;
     int64_t blocks;
     if (tkhi_is_normalization(k)) { /* a group of threads a row, or a thread a row (tkh_plan.h) */
-        const unsigned group = tkh_norm_group(p->reduce_count);
+        const tkh_norm_shape shape = tkh_norm_shape_of(p->reduce_count, c->size[0]);
         const int rows = p->mode == TKH_PLAN_ROWS;
-        *block = rows ? tkh_norm_block(group) : 256;
-        const int64_t per_block = rows ? *block / group : 256;
+        *block = rows ? shape.block : 256;
+        const int64_t per_block = rows ? shape.block / shape.group : 256;
         blocks = (p->count + per_block - 1) / per_block;
     } else if (!tkhi_is_reduction(k)) {
         blocks = (p->count + k->block - 1) / k->block;

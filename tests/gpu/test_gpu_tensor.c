@@ -95,17 +95,49 @@ static void run_case(const tkh_kernel_info *k, const char *what, tensor *t, cons
         free(t[a].buffer);
 }
 
+/* One normalization case: the input of 'shape' (and 'strides', NULL: compact) along 'axis',
+ * its columns given or not; the output of the input's shape, or for a post step with the
+ * axis removed or kept as 1. */
+static void normalization_case(const tkh_kernel_info *k, const void *const *scalars, const char *what, int ndim,
+    const int64_t *shape, const int64_t *strides, int64_t axis, int columns, int keepdims, int moderate,
+    uint64_t *s)
+{
+    const int post = k->out_count == 1;
+    const int64_t at = axis < 0 ? axis + ndim : axis, n = shape[at];
+    tensor t[TKH_MAX_ARRAYS];
+    make(&t[0], &k->inputs[0], ndim, shape, strides, moderate, s);
+    const DLTensor *in[TKH_MAX_INPUTS], *out[1];
+    in[0] = &t[0].t;
+    for (unsigned a = 1; a < k->arity; ++a) {
+        in[a] = NULL;
+        t[a].buffer = NULL;
+        if (columns)
+            in[a] = make(&t[a], &k->inputs[a], 1, &n, NULL, moderate, s);
+    }
+    int64_t oshape[4];
+    int ondim = 0;
+    for (int d = 0; d < ndim; ++d)
+        if (!post || d != at || keepdims)
+            oshape[ondim++] = post && d == at ? 1 : shape[d];
+    out[0] = make(&t[k->arity], &k->outputs[0], ondim, oshape, NULL, 0, s);
+    const tkh_tensor_args args = { in, k->arity, out, 1, scalars, k->scalar_count, &axis, 1, keepdims, NULL };
+    tkh_report r;
+    if (tkh_tensor_call(ctx, k, &args, &r) != TKH_OK || !r.oracle_matches)
+        fail_msg("%s_%s, %s (seed %" PRIu64 "): %s", k->op, k->type, what, seed, r.message);
+    for (unsigned a = 0; a <= k->arity; ++a)
+        free(t[a].buffer);
+}
+
 /* A normalization along an axis: rows of 129 with every column given (element by
  * element, groups of 8 threads sharing a block, the last block part full), columns of 37
  * with none (their defaults), a transposed input, the middle axis of [3, 5, 67], rows of
- * 4104 (16-byte vectors, a group of 256 threads: several 32-lane slices), rows of 20000 and
- * 20001 (past what a group keeps in registers; vectors, then element by element), and
- * random bit patterns (NaN, infinities); the
- * output of the input's shape, or for a post step with the axis removed or kept as 1.
- * Values in [-1, 1) but for the last case; eps 1e-5. */
+ * 70000 and 70001 (past what a group keeps in registers for every type; vectors, then
+ * element by element), random bit patterns (NaN, infinities), and two cases for every
+ * shape of the cached kernel (tkh_norm_shape_of), in 16-byte vectors: rows that fill the
+ * group's registers (the kernel that tests no vector) and rows a vector short (the last
+ * thread walks fewer vectors); for groups that share blocks, the last block part full. Values in [-1, 1) but for the random bits; eps 1e-5. */
 static size_t normalization_cases(const tkh_kernel_info *k, uint64_t *s)
 {
-    const int post = k->out_count == 1;
     unsigned char eps[8];
     const float e32 = 1e-5f;
     const double e64 = 1e-5;
@@ -115,47 +147,37 @@ static size_t normalization_cases(const tkh_kernel_info *k, uint64_t *s)
         scalars[j] = eps;
     }
     const int64_t rc[2] = { 37, 129 }, transposed[2] = { 1, 37 }, cube[3] = { 3, 5, 67 },
-        long_rows[2] = { 2, 20000 }, odd_rows[2] = { 2, 20001 }, slices[2] = { 3, 4104 }, bits[2] = { 5, 40 };
+        long_rows[2] = { 2, 70000 }, odd_rows[2] = { 2, 70001 }, bits[2] = { 5, 40 };
     const struct { const char *what; int ndim; const int64_t *shape, *strides; int64_t axis; int columns, keepdims,
         moderate; } cases[] = {
         { "[37, 129] along axis 1, columns given", 2, rc, NULL, 1, 1, 0, 1 },
         { "[37, 129] along axis 0, no columns (keepdims)", 2, rc, NULL, 0, 0, 1, 1 },
         { "[37, 129] transposed, along axis -1", 2, rc, transposed, -1, 1, 0, 1 },
         { "[3, 5, 67] along axis 1", 3, cube, NULL, 1, 1, 0, 1 },
-        { "[3, 4104] along axis 1 (slices of a group)", 2, slices, NULL, 1, 1, 0, 1 },
-        { "[2, 20000] along axis 1 (rows past the registers)", 2, long_rows, NULL, 1, 1, 0, 1 },
-        { "[2, 20001] along axis 1 (past the registers, element by element)", 2, odd_rows, NULL, 1, 0, 0, 1 },
+        { "[2, 70000] along axis 1 (rows past the registers)", 2, long_rows, NULL, 1, 1, 0, 1 },
+        { "[2, 70001] along axis 1 (past the registers, element by element)", 2, odd_rows, NULL, 1, 0, 0, 1 },
         { "[5, 40] along axis 1, random bits", 2, bits, NULL, 1, 1, 0, 0 },
     };
     size_t runs = 0;
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        tensor t[TKH_MAX_ARRAYS];
-        const int ndim = cases[c].ndim;
-        const int64_t axis = cases[c].axis < 0 ? cases[c].axis + ndim : cases[c].axis;
-        const int64_t n = cases[c].shape[axis];
-        make(&t[0], &k->inputs[0], ndim, cases[c].shape, cases[c].strides, cases[c].moderate, s);
-        const DLTensor *in[TKH_MAX_INPUTS], *out[1];
-        in[0] = &t[0].t;
-        for (unsigned a = 1; a < k->arity; ++a) {
-            in[a] = NULL;
-            t[a].buffer = NULL;
-            if (cases[c].columns)
-                in[a] = make(&t[a], &k->inputs[a], 1, &n, NULL, cases[c].moderate, s);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c, ++runs)
+        normalization_case(k, scalars, cases[c].what, cases[c].ndim, cases[c].shape, cases[c].strides,
+            cases[c].axis, cases[c].columns, cases[c].keepdims, cases[c].moderate, s);
+    const int64_t per = 16 / (int64_t)k->inputs[0].size;
+    for (unsigned g = 1, nv = 4; g <= TKH_NORM_MOST_GROUP;) {
+        for (int64_t short_by = 0; short_by <= per; short_by += per, ++runs) { /* whole, a vector short */
+            const int64_t shape[2] = { g > 32 ? 3 : TKH_NORM_ROWS_BLOCK / g + 1, (int64_t)g * nv * per - short_by };
+            const tkh_norm_shape want = tkh_norm_shape_of(shape[1], k->inputs[0].size);
+            assert_int_equal(want.group, g);
+            assert_int_equal(want.vectors, nv);
+            char what[96];
+            snprintf(what, sizeof what, "[%" PRId64 ", %" PRId64 "] along axis 1 (%u threads a row, %u vectors each)",
+                shape[0], shape[1], g, nv);
+            normalization_case(k, scalars, what, 2, shape, NULL, 1, 1, 0, 1, s);
         }
-        int64_t oshape[4];
-        int ondim = 0;
-        for (int d = 0; d < ndim; ++d)
-            if (!post || d != axis || cases[c].keepdims)
-                oshape[ondim++] = post && d == axis ? 1 : cases[c].shape[d];
-        out[0] = make(&t[k->arity], &k->outputs[0], ondim, oshape, NULL, 0, s);
-        const tkh_tensor_args args = { in, k->arity, out, 1, scalars, k->scalar_count, &cases[c].axis, 1,
-            cases[c].keepdims, NULL };
-        tkh_report r;
-        if (tkh_tensor_call(ctx, k, &args, &r) != TKH_OK || !r.oracle_matches)
-            fail_msg("%s_%s, %s (seed %" PRIu64 "): %s", k->op, k->type, cases[c].what, seed, r.message);
-        for (unsigned a = 0; a <= k->arity; ++a)
-            free(t[a].buffer);
-        ++runs;
+        if (g == 256 && nv == 4)
+            nv = 8;
+        else
+            g *= 2;
     }
     return runs;
 }

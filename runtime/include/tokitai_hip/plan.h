@@ -98,41 +98,54 @@ static inline int tkh_plan_column_vector(const tkh_plan *p, unsigned arrays, con
 }
 
 /* Normalizations (docs/normalizations.md) run over a plan with one reduced dimension, the
- * axis. The rows layout gives each row a group of threads, the least power of two for
- * which each thread keeps at most TKH_NORM_CACHE of the row's elements in registers (at
- * most TKH_NORM_MOST_GROUP threads; a longer row is read again by each stage): a short
- * row's threads keep many loads in flight. Groups of up to 32 threads share blocks of
- * TKH_NORM_ROWS_BLOCK (a row a group); a larger group is its block. A thread walks its
- * row in vectors of up to TKH_NORM_MOST_VECTOR elements (16 bytes). */
-#define TKH_NORM_CACHE 32
-#define TKH_NORM_MOST_GROUP 512
+ * axis. The rows layout gives each row a group of threads (a power of two): the least for
+ * which each thread keeps at most 4 of the row's 16-byte vectors in registers, up to 256
+ * threads; past that 8 vectors, up to TKH_NORM_MOST_GROUP threads (a row of 32768 f32 or
+ * 65536 16-bit elements); a longer row takes the most threads and is read again by each
+ * stage. A thread holds more bytes where the row allows (a short row's threads keep many
+ * loads in flight), but never more than 64 registers' worth with its arithmetic. Groups of
+ * up to 32 threads share blocks of TKH_NORM_ROWS_BLOCK (a row a group); a larger group is
+ * its block. Measured on the H200 (docs/normalizations.md): these shapes reach 0.9 to 1.0 x
+ * the device copy for rows of 128 to 32768 elements. */
 #define TKH_NORM_ROWS_BLOCK 256
-#define TKH_NORM_MOST_VECTOR 8
+#define TKH_NORM_MOST_GROUP 1024
+#define TKH_NORM_BATCH 2 /* vectors a thread loads at once where it reads a row again */
 
-static inline unsigned tkh_norm_group(int64_t n)
+typedef struct tkh_norm_shape {
+    unsigned group;   /* threads a row */
+    unsigned vectors; /* 16-byte vectors a thread keeps: 4 or 8; 0 past the registers */
+    unsigned block;   /* threads a block */
+} tkh_norm_shape;
+
+/* The rows layout's shape for rows of n elements of 'size' bytes. */
+static inline tkh_norm_shape tkh_norm_shape_of(int64_t n, size_t size)
 {
-    unsigned g = 1;
-    while (g < TKH_NORM_MOST_GROUP && (int64_t)g * TKH_NORM_CACHE < n)
-        g *= 2;
-    return g;
+    const int64_t per = 16 / (int64_t)size, vectors = (n + per - 1) / per;
+    tkh_norm_shape s = { 1, 4, 0 };
+    while (s.group < 256 && (int64_t)s.group * s.vectors < vectors)
+        s.group *= 2;
+    if ((int64_t)s.group * s.vectors < vectors) {
+        s.vectors = 8;
+        while (s.group < TKH_NORM_MOST_GROUP && (int64_t)s.group * s.vectors < vectors)
+            s.group *= 2;
+        if ((int64_t)s.group * s.vectors < vectors)
+            s.vectors = 0;
+    }
+    s.block = s.group > 32 ? s.group : TKH_NORM_ROWS_BLOCK;
+    return s;
 }
 
-static inline unsigned tkh_norm_block(unsigned group)
-{
-    return group > 32 ? group : TKH_NORM_ROWS_BLOCK;
-}
-
-/* The most additions on one path of a row's fold in a layout, for the oracle's bound.
- * Rows: each thread's own (whole vectors of the widest kind, which bounds the narrower
- * ones' and single elements' counts), one from the identity, and log2(group) in the
- * group's butterfly. Columns: the whole row in order. */
-static inline int64_t tkh_norm_depth(int mode, int64_t n)
+/* The most additions on one path of a row's fold in a layout, for the oracle's bound; 'size'
+ * is the input's element size. Rows: each thread's own (whole 16-byte vectors, which bounds
+ * the count of a thread that walks single elements), one from the identity, and
+ * log2(group) in the group's butterfly. Columns: the whole row in order. */
+static inline int64_t tkh_norm_depth(int mode, int64_t n, size_t size)
 {
     if (mode != TKH_PLAN_ROWS)
         return n + 1;
-    const unsigned g = tkh_norm_group(n);
-    const int64_t step = (int64_t)g * TKH_NORM_MOST_VECTOR;
-    int64_t depth = (n + step - 1) / step * TKH_NORM_MOST_VECTOR + 1;
+    const unsigned g = tkh_norm_shape_of(n, size).group;
+    const int64_t per = 16 / (int64_t)size, step = (int64_t)g * per;
+    int64_t depth = (n + step - 1) / step * per + 1;
     for (unsigned w = g; w > 1; w >>= 1)
         ++depth;
     return depth;

@@ -24,4 +24,14 @@ template <typename T> __device__ __forceinline__ T tkh_lane_xor(T v, unsigned ma
 #endif
 }
 
+/* A normalization kernel's launch bounds for blocks of 'threads': on NVIDIA also enough
+ * blocks a multiprocessor that each thread has at most 64 registers (a thread's cached row
+ * and its arithmetic fit, and more rows are in flight); HIP's second argument means
+ * something else on AMD, which gets the block size alone. */
+#if defined(TKH_PLATFORM_NVIDIA)
+#define TKH_NORM_BOUNDS(threads) __launch_bounds__((threads), 1024 / (threads))
+#else
+#define TKH_NORM_BOUNDS(threads) __launch_bounds__((threads))
+#endif
+
 #endif

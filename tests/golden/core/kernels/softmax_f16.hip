@@ -2,13 +2,14 @@
 /* softmax over f16 along one axis of a plan (tokitai_hip/plan.h: dimension 0
  * is the axis, the rest are kept). Reduction stages in order, each folded over the row,
  * then the map of each element to the output.
- * Rows layout (the axis is contiguous in the input): a group of threads a row
- * (tkh_norm_group), in 16-byte vectors where every array allows; a row of at most
- * TKH_NORM_CACHE elements a thread is read from memory once and kept in registers. Each
- * stage folds the group's threads in a butterfly of lane exchanges (and, for a group of
- * more than 32, the 32-lane slices' results once more), so every thread has the result.
- * Columns layout: a thread a row, consecutive rows on consecutive threads, each stage a
- * sequential fold. docs/normalizations.md. */
+ * Rows layout (the axis is contiguous in the input): a group of threads a row, shaped by
+ * tkh_norm_shape_of. Where every array allows 16-byte vectors and the row fits, the group's
+ * size and the vectors each thread keeps in registers are template parameters of
+ * _rows_cached: the row is read from memory once. Otherwise _rows takes the group at run
+ * time and reads the row again each stage. Each stage folds the group's threads in a butterfly of lane exchanges (and, for a
+ * group of more than 32, the 32-lane slices' results once more), so every thread has the
+ * result. Columns layout: a thread a row, consecutive rows on consecutive threads, each
+ * stage a sequential fold. docs/normalizations.md. */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
 #include "tokitai_hip/thread_group.h"
@@ -48,10 +49,135 @@ __device__ static inline float tkhk_softmax_f16_group_fold(float acc, unsigned g
     return acc;
 }
 
-/* V: elements a vector, 1 where some array does not allow vectors (the launcher's
- * vector check); with V > 1 every array that walks the row is contiguous along it. */
+/* Rows that fit in registers, every array that walks them in 16-byte vectors of V elements
+ * (contiguous along the axis, aligned; 32-bit offsets): G threads a row (a power of two; up
+ * to 32, TKH_NORM_ROWS_BLOCK / G rows a block), each keeping NV vectors of it, so that the
+ * row is read once, every load in flight before the first is used. tkh_norm_shape_of picks
+ * G and NV; as template parameters they let the compiler unroll each walk into fixed
+ * offsets and the folds into fixed exchanges. Whole: the row is G * NV vectors, so that no
+ * walk tests which vectors are there (nothing stands between a column's loads and those of
+ * the vectors after it, or between the vectors' folds). */
+template <unsigned G, int NV, int V, bool Whole>
+__global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) tkhk_softmax_f16_rows_cached(const uint16_t *__restrict__ p_x, uint16_t *__restrict__ p_out, const tkh_plan tkhn_p)
+{
+    typedef typename tkh_plan_index<false>::U U;
+    typedef typename tkh_plan_index<false>::O O;
+    constexpr U tkhn_per_block = (G > 32 ? G : TKH_NORM_ROWS_BLOCK) / G;
+    __shared__ float tkhn_part[2][2][G > 32 ? G / 32 : 1];
+    const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
+    const float n = (float)tkhn_count;
+    const O tkhn_step[2] = { V, V }; /* elements from one vector to the next */
+    const unsigned tkhn_lane = threadIdx.x % G;
+    const U tkhn_vectors = tkhn_count / V;
+    unsigned tkhn_parity = 0; /* the shared slots alternate between a block's rows */
+    for (U tkhn_base = blockIdx.x * tkhn_per_block; tkhn_base < tkhn_rows;
+         tkhn_base += gridDim.x * tkhn_per_block, tkhn_parity ^= 1) {
+        /* every group takes part in the folds; one past the last row walks no vectors */
+        const U tkhn_row = tkhn_base + threadIdx.x / G;
+        const bool tkhn_real = tkhn_row < tkhn_rows;
+        const U tkhn_mine = tkhn_real ? tkhn_vectors : 0;
+        O tkhn_at[2] = { 0 };
+        tkh_plan_offsets<false, 2>(tkhn_p, 1, tkhn_p.ndim, tkhn_real ? tkhn_row : 0, tkhn_at);
+        tkh_pack<uint16_t, V> tkhn_v[NV];
+#pragma unroll
+        for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+            const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+            if (Whole || tkhn_vi < tkhn_mine)
+                tkhn_v[tkhn_j] = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
+        }
+        constexpr bool tkhn_keep = NV * V <= 32; /* the kept values fit in registers beside the cache */
+        float tkhn_t[tkhn_keep ? NV * V : 1];
+        float tkhn_acc1 = (float)(-(ACC)INFINITY);
+        #pragma unroll
+        for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+            const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+            if (Whole || tkhn_vi < tkhn_mine) {
+                const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                #pragma unroll
+                for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+                    const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
+                    tkhn_acc1 = tkhk_softmax_f16_combine1(tkhn_acc1, (float)(x));
+                }
+            }
+        }
+        tkhn_acc1 = tkhk_softmax_f16_group_fold(tkhn_acc1, G, tkhn_part[tkhn_parity][0],
+            [](const float a, const float b) { return tkhk_softmax_f16_combine1(a, b); });
+        const float m = [&]() { const float a = tkhn_acc1; (void)a; return (float)(a); }();
+        float tkhn_acc2 = (float)((ACC)0);
+        if constexpr (tkhn_keep) {
+            #pragma unroll
+            for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+                const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+                if (Whole || tkhn_vi < tkhn_mine) {
+                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                    #pragma unroll
+                    for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+                        const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
+                        const float tkhn_value = (float)(exp(x - m));
+                        tkhn_t[tkhn_j * V + tkhn_e] = tkhn_value;
+                        tkhn_acc2 = tkhk_softmax_f16_combine2(tkhn_acc2, tkhn_value);
+                    }
+                }
+            }
+        } else {
+            #pragma unroll
+            for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+                const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+                if (Whole || tkhn_vi < tkhn_mine) {
+                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                    #pragma unroll
+                    for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+                        const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
+                        tkhn_acc2 = tkhk_softmax_f16_combine2(tkhn_acc2, (float)(exp(x - m)));
+                    }
+                }
+            }
+        }
+        tkhn_acc2 = tkhk_softmax_f16_group_fold(tkhn_acc2, G, tkhn_part[tkhn_parity][1],
+            [](const float a, const float b) { return tkhk_softmax_f16_combine2(a, b); });
+        const float r = [&]() { const float a = tkhn_acc2; (void)a; return (float)((ACC)1 / a); }();
+        if constexpr (tkhn_keep) {
+            #pragma unroll
+            for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+                const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+                if (Whole ? tkhn_real : tkhn_vi < tkhn_mine) {
+                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                    tkh_pack<uint16_t, V> tkhn_po;
+                    #pragma unroll
+                    for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+                        const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
+                        const float tkhn_value = tkhn_t[tkhn_j * V + tkhn_e];
+                        tkhn_po.e[tkhn_e] = tkh_f32_to_f16((float)((tkhn_value * r)));
+                    }
+                    *(tkh_pack<uint16_t, V> *)(p_out + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]) = tkhn_po;
+                }
+            }
+        } else {
+            #pragma unroll
+            for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+                const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+                if (Whole ? tkhn_real : tkhn_vi < tkhn_mine) {
+                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                    tkh_pack<uint16_t, V> tkhn_po;
+                    #pragma unroll
+                    for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
+                        const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
+                        tkhn_po.e[tkhn_e] = tkh_f32_to_f16((float)(exp(x - m) * r));
+                    }
+                    *(tkh_pack<uint16_t, V> *)(p_out + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]) = tkhn_po;
+                }
+            }
+        }
+    }
+}
+
+/* Any row the cached kernel does not take (an array without vectors, 64-bit offsets, a
+ * row past the registers): the group tkh_norm_shape_of gives, at run time, each stage
+ * reading the row again (from the L2 cache where it fits), TKH_NORM_BATCH vectors' loads
+ * of a thread in flight before their work. V: elements a vector, 1 where some array does
+ * not allow vectors. */
 template <bool Wide, int V>
-__global__ void __launch_bounds__(TKH_NORM_MOST_GROUP, 2) tkhk_softmax_f16_rows(const uint16_t *p_x, uint16_t *p_out, const tkh_plan tkhn_p, unsigned tkhn_group)
+__global__ void TKH_NORM_BOUNDS(TKH_NORM_MOST_GROUP) tkhk_softmax_f16_rows(const uint16_t *__restrict__ p_x, uint16_t *__restrict__ p_out, const tkh_plan tkhn_p, unsigned tkhn_group)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
@@ -68,7 +194,6 @@ __global__ void __launch_bounds__(TKH_NORM_MOST_GROUP, 2) tkhk_softmax_f16_rows(
         tkhn_step[tkhn_a] = V > 1 ? (O)V : tkhn_s[tkhn_a];
     const unsigned tkhn_lane = threadIdx.x & (tkhn_group - 1);
     const U tkhn_per_block = blockDim.x / tkhn_group, tkhn_vectors = tkhn_count / V;
-    const bool tkhn_cached = tkhn_vectors <= (U)tkhn_group * (TKH_NORM_CACHE / V);
     unsigned tkhn_parity = 0; /* the shared slots alternate between a block's rows */
     for (U tkhn_base = blockIdx.x * tkhn_per_block; tkhn_base < tkhn_rows;
          tkhn_base += gridDim.x * tkhn_per_block, tkhn_parity ^= 1) {
@@ -77,16 +202,21 @@ __global__ void __launch_bounds__(TKH_NORM_MOST_GROUP, 2) tkhk_softmax_f16_rows(
         const U tkhn_mine = tkhn_row < tkhn_rows ? tkhn_vectors : 0;
         O tkhn_at[2] = { 0 };
         tkh_plan_offsets<Wide, 2>(tkhn_p, 1, tkhn_p.ndim, tkhn_row < tkhn_rows ? tkhn_row : 0, tkhn_at);
-        tkh_pack<uint16_t, V> tkhn_v[TKH_NORM_CACHE / V];
-        float tkhn_t[TKH_NORM_CACHE]; /* the last stage's values, for the map */
         float tkhn_acc1 = (float)(-(ACC)INFINITY);
-        if (tkhn_cached) {
+#pragma unroll 1
+        for (U tkhn_first = tkhn_lane; tkhn_first < tkhn_mine; tkhn_first += TKH_NORM_BATCH * tkhn_group) {
+            tkh_pack<uint16_t, V> tkhn_b[TKH_NORM_BATCH];
 #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE / V; ++tkhn_j) {
-                const U tkhn_vi = tkhn_lane + (U)tkhn_j * tkhn_group;
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
+                const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
+                if (tkhn_vi < tkhn_mine)
+                    tkhn_b[tkhn_j] = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
+            }
+#pragma unroll
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
+                const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
                 if (tkhn_vi < tkhn_mine) {
-                    tkhn_v[tkhn_j] = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
-                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_b[tkhn_j];
                     #pragma unroll
                     for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
                         const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
@@ -94,83 +224,65 @@ __global__ void __launch_bounds__(TKH_NORM_MOST_GROUP, 2) tkhk_softmax_f16_rows(
                     }
                 }
             }
-        } else {
-#pragma unroll 8
-            for (U tkhn_vi = tkhn_lane; tkhn_vi < tkhn_mine; tkhn_vi += tkhn_group) {
-                const tkh_pack<uint16_t, V> tkhn_px = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
-                #pragma unroll
-                for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
-                    const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
-                    tkhn_acc1 = tkhk_softmax_f16_combine1(tkhn_acc1, (float)(x));
-                }
-            }
         }
         tkhn_acc1 = tkhk_softmax_f16_group_fold(tkhn_acc1, tkhn_group, tkhn_part[tkhn_parity][0],
             [](const float a, const float b) { return tkhk_softmax_f16_combine1(a, b); });
         const float m = [&]() { const float a = tkhn_acc1; (void)a; return (float)(a); }();
         float tkhn_acc2 = (float)((ACC)0);
-        if (tkhn_cached) {
+#pragma unroll 1
+        for (U tkhn_first = tkhn_lane; tkhn_first < tkhn_mine; tkhn_first += TKH_NORM_BATCH * tkhn_group) {
+            tkh_pack<uint16_t, V> tkhn_b[TKH_NORM_BATCH];
 #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE / V; ++tkhn_j) {
-                const U tkhn_vi = tkhn_lane + (U)tkhn_j * tkhn_group;
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
+                const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
+                if (tkhn_vi < tkhn_mine)
+                    tkhn_b[tkhn_j] = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
+            }
+#pragma unroll
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
+                const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
                 if (tkhn_vi < tkhn_mine) {
-                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_b[tkhn_j];
                     #pragma unroll
                     for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
                         const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
-                        tkhn_t[tkhn_j * V + tkhn_e] = (float)(exp(x - m));
-                        tkhn_acc2 = tkhk_softmax_f16_combine2(tkhn_acc2, tkhn_t[tkhn_j * V + tkhn_e]);
+                        tkhn_acc2 = tkhk_softmax_f16_combine2(tkhn_acc2, (float)(exp(x - m)));
                     }
-                }
-            }
-        } else {
-#pragma unroll 8
-            for (U tkhn_vi = tkhn_lane; tkhn_vi < tkhn_mine; tkhn_vi += tkhn_group) {
-                const tkh_pack<uint16_t, V> tkhn_px = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
-                #pragma unroll
-                for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
-                    const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
-                    tkhn_acc2 = tkhk_softmax_f16_combine2(tkhn_acc2, (float)(exp(x - m)));
                 }
             }
         }
         tkhn_acc2 = tkhk_softmax_f16_group_fold(tkhn_acc2, tkhn_group, tkhn_part[tkhn_parity][1],
             [](const float a, const float b) { return tkhk_softmax_f16_combine2(a, b); });
         const float r = [&]() { const float a = tkhn_acc2; (void)a; return (float)((ACC)1 / a); }();
-        if (tkhn_cached) {
+#pragma unroll 1
+        for (U tkhn_first = tkhn_lane; tkhn_first < tkhn_mine; tkhn_first += TKH_NORM_BATCH * tkhn_group) {
+            tkh_pack<uint16_t, V> tkhn_b[TKH_NORM_BATCH];
 #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < TKH_NORM_CACHE / V; ++tkhn_j) {
-                const U tkhn_vi = tkhn_lane + (U)tkhn_j * tkhn_group;
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
+                const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
+                if (tkhn_vi < tkhn_mine)
+                    tkhn_b[tkhn_j] = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
+            }
+#pragma unroll
+            for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
+                const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
                 if (tkhn_vi < tkhn_mine) {
-                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_b[tkhn_j];
                     tkh_pack<uint16_t, V> tkhn_po;
                     #pragma unroll
                     for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
                         const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
-                        const float tkhn_value = tkhn_t[tkhn_j * V + tkhn_e];
-                        tkhn_po.e[tkhn_e] = tkh_f32_to_f16((float)((tkhn_value * r)));
+                        tkhn_po.e[tkhn_e] = tkh_f32_to_f16((float)(exp(x - m) * r));
                     }
                     *(tkh_pack<uint16_t, V> *)(p_out + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]) = tkhn_po;
                 }
-            }
-        } else {
-#pragma unroll 8
-            for (U tkhn_vi = tkhn_lane; tkhn_vi < tkhn_mine; tkhn_vi += tkhn_group) {
-                const tkh_pack<uint16_t, V> tkhn_px = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
-                tkh_pack<uint16_t, V> tkhn_po;
-                #pragma unroll
-                for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
-                    const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
-                    tkhn_po.e[tkhn_e] = tkh_f32_to_f16((float)(exp(x - m) * r));
-                }
-                *(tkh_pack<uint16_t, V> *)(p_out + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]) = tkhn_po;
             }
         }
     }
 }
 
 template <bool Wide>
-__global__ void __launch_bounds__(256) tkhk_softmax_f16_columns(const uint16_t *p_x, uint16_t *p_out, const tkh_plan tkhn_p)
+__global__ void __launch_bounds__(256) tkhk_softmax_f16_columns(const uint16_t *__restrict__ p_x, uint16_t *__restrict__ p_out, const tkh_plan tkhn_p)
 {
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
@@ -229,27 +341,79 @@ static int tkhk_softmax_f16_vectors(const void *const *inputs, void *const *outp
 }
 
 /* The launchers: over a plan (the layout's kernel; the block the runtime chose, which for
- * rows must be tkh_norm_block's), and over n contiguous elements as one row. */
+ * rows must be tkh_norm_shape_of's), and over n contiguous elements as one row. */
 extern "C" TKH_HIDDEN int tkhk_softmax_f16_launch_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     (void)scalars;
     (void)scratch;
-    const unsigned group = tkh_norm_group(plan->reduce_count);
+    const tkh_norm_shape shape = tkh_norm_shape_of(plan->reduce_count, sizeof(uint16_t));
     if (plan->reduced != 1 || grid == 0 || block == 0 || block > 1024 || (block & (block - 1)) != 0
-        || (plan->mode == TKH_PLAN_ROWS && block != tkh_norm_block(group)))
+        || (plan->mode == TKH_PLAN_ROWS && block != shape.block))
         return (int)hipErrorInvalidValue;
     const hipStream_t s = (hipStream_t)stream;
     if (plan->mode == TKH_PLAN_ROWS) {
         const bool vectors = tkhk_softmax_f16_vectors(inputs, outputs, plan);
-        if (plan->wide && vectors)
-            hipLaunchKernelGGL((tkhk_softmax_f16_rows<true, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, group);
-        else if (plan->wide)
-            hipLaunchKernelGGL((tkhk_softmax_f16_rows<true, 1>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, group);
-        else if (vectors)
-            hipLaunchKernelGGL((tkhk_softmax_f16_rows<false, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, group);
-        else
-            hipLaunchKernelGGL((tkhk_softmax_f16_rows<false, 1>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, group);
+        if (!plan->wide && vectors && shape.vectors > 0) {
+            /* every shape tkh_norm_shape_of gives to a row it keeps in registers */
+            const bool whole = plan->reduce_count == (int64_t)shape.group * shape.vectors * 8;
+            if (shape.group == 1 && shape.vectors == 4 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<1, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 1 && shape.vectors == 4 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<1, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 2 && shape.vectors == 4 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<2, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 2 && shape.vectors == 4 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<2, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 4 && shape.vectors == 4 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<4, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 4 && shape.vectors == 4 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<4, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 8 && shape.vectors == 4 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<8, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 8 && shape.vectors == 4 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<8, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 16 && shape.vectors == 4 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<16, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 16 && shape.vectors == 4 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<16, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 32 && shape.vectors == 4 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<32, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 32 && shape.vectors == 4 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<32, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 64 && shape.vectors == 4 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<64, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 64 && shape.vectors == 4 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<64, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 128 && shape.vectors == 4 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<128, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 128 && shape.vectors == 4 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<128, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 256 && shape.vectors == 4 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 256 && shape.vectors == 4 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 256 && shape.vectors == 8 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 8, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 256 && shape.vectors == 8 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 512 && shape.vectors == 8 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<512, 8, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 512 && shape.vectors == 8 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<512, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 1024 && shape.vectors == 8 && whole == true)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<1024, 8, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            if (shape.group == 1024 && shape.vectors == 8 && whole == false)
+                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<1024, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+        } else if (plan->wide && vectors) {
+            hipLaunchKernelGGL((tkhk_softmax_f16_rows<true, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, shape.group);
+        } else if (plan->wide) {
+            hipLaunchKernelGGL((tkhk_softmax_f16_rows<true, 1>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, shape.group);
+        } else if (vectors) {
+            hipLaunchKernelGGL((tkhk_softmax_f16_rows<false, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, shape.group);
+        } else {
+            hipLaunchKernelGGL((tkhk_softmax_f16_rows<false, 1>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, shape.group);
+        }
     } else if (plan->wide) {
         hipLaunchKernelGGL(tkhk_softmax_f16_columns<true>, dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
     } else {
@@ -265,5 +429,5 @@ extern "C" TKH_HIDDEN int tkhk_softmax_f16_launch(const void *const *inputs, voi
     tkh_norm_row_plan(&plan, n, 2, 1);
     (void)grid;
     (void)block;
-    return tkhk_softmax_f16_launch_plan(inputs, outputs, scalars, &plan, 1, tkh_norm_block(tkh_norm_group((int64_t)n)), scratch, stream);
+    return tkhk_softmax_f16_launch_plan(inputs, outputs, scalars, &plan, 1, tkh_norm_shape_of((int64_t)n, sizeof(uint16_t)).block, scratch, stream);
 }

@@ -105,7 +105,7 @@ TKH_HIDDEN size_t tkhi_check_softmax_f16(const void *const *inputs, const void *
 {
     (void)grid;
     (void)block;
-    return tkhi_check_softmax_f16_row(inputs, outputs[0], scalars, n, tkh_norm_depth(TKH_PLAN_ROWS, (int64_t)n), note);
+    return tkhi_check_softmax_f16_row(inputs, outputs[0], scalars, n, tkh_norm_depth(TKH_PLAN_ROWS, (int64_t)n, sizeof(uint16_t)), note);
 }
 
 tkh_status tkh_softmax_f16_tensor(tkh_context *ctx, const DLTensor *x, const DLTensor *out, int64_t axis,
