@@ -374,13 +374,18 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
         const bool vectors = $(k.symbol)_vectors(inputs, outputs, plan);
         if (!plan->wide && vectors && shape.vectors > 0) {
             /* every shape tkh_norm_shape_of gives to a row it keeps in registers */
+@ -- The whole-row kernel where its folds' conversions, which the compiler then keeps from
+@ -- stage to stage, fit in registers: the cache holds the compute type, or 32 elements a
+@ -- thread at most (16-bit rows of 8 vectors a thread spilled and ran at half the speed,
+@ -- H200 2026-12-02).
+@ local function whole_pays(nv) return S == A or nv * V <= 32 end
 @ local shapes = {}
 @ for g = 0, 8 do shapes[#shapes + 1] = { 1 << g, 4 } end
 @ for g = 8, 10 do shapes[#shapes + 1] = { 1 << g, 8 } end
             const bool whole = plan->reduce_count == (int64_t)shape.group * shape.vectors * $(V);
 @ for _, sh in ipairs(shapes) do
-@   for _, whole in ipairs({ "true", "false" }) do
-            if (shape.group == $(sh[1]) && shape.vectors == $(sh[2]) && whole == $(whole))
+@   for _, whole in ipairs(whole_pays(sh[2]) and { "true", "false" } or { "false" }) do
+            if (shape.group == $(sh[1]) && shape.vectors == $(sh[2])$(whole_pays(sh[2]) and (" && whole == " .. whole) or ""))
                 hipLaunchKernelGGL(($(k.symbol)_rows_cached<$(sh[1]), $(sh[2]), $(V), $(whole)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan);
 @   end
 @ end

@@ -393,17 +393,11 @@ extern "C" TKH_HIDDEN int tkhk_softmax_f16_launch_plan(const void *const *inputs
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
             if (shape.group == 256 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 256 && shape.vectors == 8 && whole == true)
-                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 8, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 256 && shape.vectors == 8 && whole == false)
+            if (shape.group == 256 && shape.vectors == 8)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 512 && shape.vectors == 8 && whole == true)
-                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<512, 8, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 512 && shape.vectors == 8 && whole == false)
+            if (shape.group == 512 && shape.vectors == 8)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<512, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 1024 && shape.vectors == 8 && whole == true)
-                hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<1024, 8, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 1024 && shape.vectors == 8 && whole == false)
+            if (shape.group == 1024 && shape.vectors == 8)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<1024, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
         } else if (plan->wide && vectors) {
             hipLaunchKernelGGL((tkhk_softmax_f16_rows<true, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, shape.group);
