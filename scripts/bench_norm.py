@@ -71,11 +71,7 @@ def plot(path, png):
 
 
 def main():
-    if sys.argv[1] == "--table":
-        table(sys.argv[2])
-        return
-    if sys.argv[1] == "--plot":
-        plot(sys.argv[2], sys.argv[3])
+    if bench_tensor.table_or_plot(table, plot):
         return
     import torch
     from bench_torch import time_device

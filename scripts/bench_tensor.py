@@ -104,12 +104,19 @@ def plot(path, png):
     fig.savefig(png, dpi=80)
 
 
-def main():
+def table_or_plot(table, plot):
+    """Runs `--table FILE` or `--plot FILE PNG` from the command line; False for neither."""
     if sys.argv[1] == "--table":
         table(sys.argv[2])
-        return
-    if sys.argv[1] == "--plot":
+    elif sys.argv[1] == "--plot":
         plot(sys.argv[2], sys.argv[3])
+    else:
+        return False
+    return True
+
+
+def main():
+    if table_or_plot(table, plot):
         return
     global torch
     import torch  # only for measuring: --table runs without it
