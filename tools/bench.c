@@ -360,7 +360,7 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
     if ((timed = time_on_device(ctx, k, NULL, &args, 0, 0, start, stop, samples, reps, device)) != 0)
         goto fail_or_done;
 
-    const int reduction = strcmp(k->shape, "reduction") == 0;
+    const int axial = strcmp(k->shape, "elementwise") != 0; /* a reduction or a normalization */
     char shapes[4096] = "", dims[512], transposed[64] = "", axes[128] = "null", out_shape[512] = "";
     for (unsigned i = 0; i < k->arity; ++i) {
         append(shapes, sizeof shapes, i ? ", " : "");
@@ -368,7 +368,7 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
         if ((t->transposed >> i) & 1)
             append(transposed, sizeof transposed, "%s%u", transposed[0] ? ", " : "", i);
     }
-    if (reduction) { /* as non-negative indices; none given: every axis */
+    if (axial) { /* as non-negative indices; none given (a reduction): every axis */
         const int ndim = t->t[0].ndim;
         snprintf(axes, sizeof axes, "[");
         for (unsigned j = 0; j < (t->axis_count ? t->axis_count : (unsigned)ndim); ++j)
@@ -380,7 +380,7 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
     printf("%s  {\"op\": \"%s\", \"type\": \"%s\", \"shapes\": [%s], \"transpose\": [%s], \"axes\": %s,"
            " \"keepdims\": %s,\n   \"output_shape\": %s, \"bytes\": %.0f, \"reps\": %d,\n"
            "   \"device_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g}, \"device_tb_per_s\": %.6g}",
-        first ? "" : ",\n", k->op, k->type, shapes, transposed, axes, reduction && t->keepdims ? "true" : "false",
+        first ? "" : ",\n", k->op, k->type, shapes, transposed, axes, axial && t->keepdims ? "true" : "false",
         out_shape, bytes, reps, device[0], device[1], device[2], bytes / device[0] * 1e-12);
     fflush(stdout);
     rc = 0;

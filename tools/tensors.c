@@ -64,6 +64,73 @@ static int lay_out(tool_tensors *t, const tkh_kernel_info *k, unsigned a, int nd
     return 0;
 }
 
+/* --axes over an input of ndim dimensions ('shape', for messages): t->axes, t->axis_count
+ * and a flag for each reduced dimension; 2 after a message. */
+static int take_axes(tool_tensors *t, const tkh_kernel_info *k, const char *axes, int ndim, const int64_t *shape,
+    int *reduced)
+{
+    char s[400];
+    const int n = axes ? parse_dims(axes, t->axes, TKH_MAX_DIMS, 1) : 0;
+    if (n < 0) {
+        fprintf(stderr, "tokitai-hip: --axes '%s' is not a list like 0,-1 (at most %d)\n", axes, TKH_MAX_DIMS);
+        return 2;
+    }
+    t->axis_count = (unsigned)n;
+    for (int j = 0; j < n; ++j) {
+        const int64_t a = t->axes[j] < 0 ? t->axes[j] + ndim : t->axes[j];
+        if (a < 0 || a >= ndim) {
+            char range[64] = "no axis (no dimensions)";
+            if (ndim > 0)
+                snprintf(range, sizeof range, "%d to %d", -ndim, ndim - 1);
+            fprintf(stderr, "tokitai-hip: --axes '%s': axis %" PRId64 " is out of range for input 0 of %s_%s, "
+                "shape %s: expected %s\n", axes, t->axes[j], k->op, k->type, tool_format_dims(s, sizeof s, ndim, shape),
+                range);
+            return 2;
+        }
+        if (reduced[a]) {
+            fprintf(stderr, "tokitai-hip: --axes '%s': axis %" PRId64 " is given twice\n", axes, t->axes[j]);
+            return 2;
+        }
+        reduced[a] = 1;
+    }
+    return 0;
+}
+
+/* A normalization's tensors: one axis (--axes, the last when not given); its columns, unless
+ * given a --shape each, as long as that axis; the output of the input's shape, or for a
+ * post step without the axis (kept as 1 with --keepdims). */
+static int normalization_shapes(tool_tensors *t, const tkh_kernel_info *k, const char *const *shapes,
+    unsigned shape_count, const int *ndim, const char *axes, int keepdims)
+{
+    int reduced[TKH_MAX_DIMS] = { 0 };
+    if (take_axes(t, k, axes ? axes : "-1", ndim[0], t->shape[0], reduced) != 0)
+        return 2;
+    if (t->axis_count != 1) {
+        fprintf(stderr, "tokitai-hip: --axes '%s': %s_%s normalizes along one axis, expected one\n",
+            axes ? axes : "", k->op, k->type);
+        return 2;
+    }
+    const int axis = (int)(t->axes[0] < 0 ? t->axes[0] + ndim[0] : t->axes[0]);
+    int out_ndim = 0;
+    const unsigned out = k->arity;
+    for (int d = 0; d < ndim[0]; ++d)
+        if (d != axis || k->out_count != 1 || keepdims)
+            t->shape[out][out_ndim++] = d == axis && k->out_count == 1 ? 1 : t->shape[0][d];
+    t->arrays = k->arity + 1;
+    for (unsigned a = 0; a < t->arrays; ++a) {
+        int n = a == out ? out_ndim : ndim[a];
+        if (a > 0 && a < out && shape_count == 1) { /* a column */
+            t->shape[a][0] = t->shape[0][axis];
+            n = 1;
+        }
+        const int rc = lay_out(t, k, a, n, a < out && ((t->transposed >> a) & 1),
+            a < out ? shapes[shape_count == 1 ? 0 : a] : NULL);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *const *shapes,
     unsigned shape_count, unsigned transposed, const char *axes, int keepdims)
 {
@@ -93,6 +160,8 @@ int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *co
         }
         out_ndim = ndim[i] > out_ndim ? ndim[i] : out_ndim;
     }
+    if (strcmp(k->shape, "normalization") == 0)
+        return normalization_shapes(t, k, shapes, shape_count, ndim, axes, keepdims);
     /* NumPy's broadcast for elementwise outputs, checked here as the library checks it so
      * that a mismatch is a usage error before any device is needed; a reduction's
      * outputs: the input's shape without (or with 1 at) the axes. */
@@ -112,29 +181,10 @@ int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *co
                 *b = t->shape[i][d];
         }
     if (strcmp(k->shape, "reduction") == 0) {
-        int reduced[TKH_MAX_DIMS] = { 0 }, n = axes ? parse_dims(axes, t->axes, TKH_MAX_DIMS, 1) : 0;
-        if (n < 0) {
-            fprintf(stderr, "tokitai-hip: --axes '%s' is not a list like 0,-1 (at most %d)\n", axes, TKH_MAX_DIMS);
+        int reduced[TKH_MAX_DIMS] = { 0 };
+        if (take_axes(t, k, axes, out_ndim, out_shape, reduced) != 0)
             return 2;
-        }
-        t->axis_count = (unsigned)n;
-        for (int j = 0; j < n; ++j) {
-            const int64_t a = t->axes[j] < 0 ? t->axes[j] + out_ndim : t->axes[j];
-            if (a < 0 || a >= out_ndim) {
-                char range[64] = "no axis (no dimensions)";
-                if (out_ndim > 0)
-                    snprintf(range, sizeof range, "%d to %d", -out_ndim, out_ndim - 1);
-                fprintf(stderr, "tokitai-hip: --axes '%s': axis %" PRId64 " is out of range for input 0 of %s_%s, "
-                    "shape %s: expected %s\n", axes, t->axes[j], k->op, k->type,
-                    tool_format_dims(s, sizeof s, out_ndim, out_shape), range);
-                return 2;
-            }
-            if (reduced[a]) {
-                fprintf(stderr, "tokitai-hip: --axes '%s': axis %" PRId64 " is given twice\n", axes, t->axes[j]);
-                return 2;
-            }
-            reduced[a] = 1;
-        }
+        const int n = (int)t->axis_count;
         int m = 0;
         for (int d = 0; d < out_ndim; ++d)
             if (!(reduced[d] || n == 0) || keepdims)

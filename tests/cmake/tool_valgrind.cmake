@@ -30,6 +30,10 @@ set(cases
   "2|run add f32 --shape 64,64 --shape 63|does not broadcast"
   "1|bench add f32 --shape 64,64 --shape 64 --transpose 0|TKH_ERR_NO_DEVICE"
   "1|bench sum f32 --shape 64,64 --axes 1 --keepdims --oracle off|TKH_ERR_NO_DEVICE"
+  "2|run softmax f32 --shape 64,64 --axes 0,1|softmax_f32 normalizes along one axis, expected one"
+  "2|run layer_norm f32 --shape 64,64 --axes -3|axis -3 is out of range .*expected -2 to 1"
+  "1|run layer_norm f32 --shape 64,64|TKH_ERR_NO_DEVICE"
+  "1|bench logsumexp f32 --shape 8,64 --axes 0 --keepdims --oracle off|TKH_ERR_NO_DEVICE"
   "2|frobnicate")
 set(failures "")
 foreach(case IN LISTS cases)
