@@ -105,8 +105,8 @@ static inline int tkh_plan_column_vector(const tkh_plan *p, unsigned arrays, con
  * stage. A thread holds more bytes where the row allows (a short row's threads keep many
  * loads in flight), but never more than 64 registers' worth with its arithmetic. Groups of
  * up to 32 threads share blocks of TKH_NORM_ROWS_BLOCK (a row a group); a larger group is
- * its block. Measured on the H200 (docs/normalizations.md): these shapes reach 0.9 to 1.0 x
- * the device copy for rows of 128 to 32768 elements. */
+ * its block. Measured on the H200 (docs/normalizations.md): 0.77 to 1.05 x the device copy
+ * for rows of 128 to 16384 elements, 0.50 to 0.76 for rows of 65536. */
 #define TKH_NORM_ROWS_BLOCK 256
 #define TKH_NORM_MOST_GROUP 1024
 #define TKH_NORM_BATCH 2 /* vectors a thread loads at once where it reads a row again */
