@@ -6,10 +6,11 @@
  * tkh_norm_shape_of. Where every array allows 16-byte vectors and the row fits, the group's
  * size and the vectors each thread keeps in registers are template parameters of
  * _rows_cached: the row is read from memory once. Otherwise _rows takes the group at run
- * time and reads the row again each stage. Each stage folds the group's threads in a butterfly of lane exchanges (and, for a
- * group of more than 32, the 32-lane slices' results once more), so every thread has the
- * result. Columns layout: a thread a row, consecutive rows on consecutive threads, each
- * stage a sequential fold. docs/normalizations.md. */
+ * time and reads the row again each stage. Each stage folds the group's threads in a
+ * butterfly of lane exchanges (and, for a group of more than 32, the 32-lane slices'
+ * results once more), so every thread has the result. Columns layout: a thread a row,
+ * consecutive rows on consecutive threads, each stage a sequential fold.
+ * docs/normalizations.md. */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
 #include "tokitai_hip/thread_group.h"
@@ -379,16 +380,22 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
 @ -- thread at most (16-bit rows of 8 vectors a thread spilled and ran at half the speed,
 @ -- H200 2026-12-02).
 @ local function whole_pays(nv) return S == A or nv * V <= 32 end
+@ -- TKH_NORM_VECTORS (4) a thread up to TKH_NORM_VECTORS_GROUP (256) threads, then
+@ -- TKH_NORM_MOST_VECTORS (8) up to TKH_NORM_MOST_GROUP (1024): plan.h's rule.
 @ local shapes = {}
 @ for g = 0, 8 do shapes[#shapes + 1] = { 1 << g, 4 } end
 @ for g = 8, 10 do shapes[#shapes + 1] = { 1 << g, 8 } end
             const bool whole = plan->reduce_count == (int64_t)shape.group * shape.vectors * $(V);
+@ local chain = ""
 @ for _, sh in ipairs(shapes) do
 @   for _, whole in ipairs(whole_pays(sh[2]) and { "true", "false" } or { "false" }) do
-            if (shape.group == $(sh[1]) && shape.vectors == $(sh[2])$(whole_pays(sh[2]) and (" && whole == " .. whole) or ""))
+            $(chain)if (shape.group == $(sh[1]) && shape.vectors == $(sh[2])$(whole_pays(sh[2]) and (" && whole == " .. whole) or ""))
                 hipLaunchKernelGGL(($(k.symbol)_rows_cached<$(sh[1]), $(sh[2]), $(V), $(whole)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan);
+@     chain = "else "
 @   end
 @ end
+            else /* a shape the list above lacks: plan.h and this template disagree */
+                return (int)hipErrorInvalidValue;
         } else if (plan->wide && vectors) {
             hipLaunchKernelGGL(($(k.symbol)_rows<true, $(V)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group);
         } else if (plan->wide) {

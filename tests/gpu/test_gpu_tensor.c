@@ -135,7 +135,8 @@ static void normalization_case(const tkh_kernel_info *k, const void *const *scal
  * element by element), random bit patterns (NaN, infinities), and two cases for every
  * shape of the cached kernel (tkh_norm_shape_of), in 16-byte vectors: rows that fill the
  * group's registers (the kernel that tests no vector) and rows a vector short (the last
- * thread walks fewer vectors); for groups that share blocks, the last block part full. Values in [-1, 1) but for the random bits; eps 1e-5. */
+ * thread walks fewer vectors); for groups that share blocks, the last block part full.
+ * Values in [-1, 1) but for the random bits; eps 1e-5. */
 static size_t normalization_cases(const tkh_kernel_info *k, uint64_t *s)
 {
     unsigned char eps[8];
@@ -163,7 +164,7 @@ static size_t normalization_cases(const tkh_kernel_info *k, uint64_t *s)
         normalization_case(k, scalars, cases[c].what, cases[c].ndim, cases[c].shape, cases[c].strides,
             cases[c].axis, cases[c].columns, cases[c].keepdims, cases[c].moderate, s);
     const int64_t per = 16 / (int64_t)k->inputs[0].size;
-    for (unsigned g = 1, nv = 4; g <= TKH_NORM_MOST_GROUP;) {
+    for (unsigned g = 1, nv = TKH_NORM_VECTORS; g <= TKH_NORM_MOST_GROUP;) {
         for (int64_t short_by = 0; short_by <= per; short_by += per, ++runs) { /* whole, a vector short */
             const int64_t shape[2] = { g > 32 ? 3 : TKH_NORM_ROWS_BLOCK / g + 1, (int64_t)g * nv * per - short_by };
             const tkh_norm_shape want = tkh_norm_shape_of(shape[1], k->inputs[0].size);
@@ -174,8 +175,8 @@ static size_t normalization_cases(const tkh_kernel_info *k, uint64_t *s)
                 shape[0], shape[1], g, nv);
             normalization_case(k, scalars, what, 2, shape, NULL, 1, 1, 0, 1, s);
         }
-        if (g == 256 && nv == 4)
-            nv = 8;
+        if (g == TKH_NORM_VECTORS_GROUP && nv == TKH_NORM_VECTORS)
+            nv = TKH_NORM_MOST_VECTORS;
         else
             g *= 2;
     }

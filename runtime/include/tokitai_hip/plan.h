@@ -108,7 +108,10 @@ static inline int tkh_plan_column_vector(const tkh_plan *p, unsigned arrays, con
  * its block. Measured on the H200 (docs/normalizations.md): 0.77 to 1.05 x the device copy
  * for rows of 128 to 16384 elements, 0.50 to 0.76 for rows of 65536. */
 #define TKH_NORM_ROWS_BLOCK 256
-#define TKH_NORM_MOST_GROUP 1024
+#define TKH_NORM_VECTORS 4        /* vectors a thread keeps first, */
+#define TKH_NORM_VECTORS_GROUP 256 /* up to this many threads, */
+#define TKH_NORM_MOST_VECTORS 8   /* then these, */
+#define TKH_NORM_MOST_GROUP 1024  /* up to this many */
 #define TKH_NORM_BATCH 2 /* vectors a thread loads at once where it reads a row again */
 
 typedef struct tkh_norm_shape {
@@ -121,11 +124,11 @@ typedef struct tkh_norm_shape {
 static inline tkh_norm_shape tkh_norm_shape_of(int64_t n, size_t size)
 {
     const int64_t per = 16 / (int64_t)size, vectors = (n + per - 1) / per;
-    tkh_norm_shape s = { 1, 4, 0 };
-    while (s.group < 256 && (int64_t)s.group * s.vectors < vectors)
+    tkh_norm_shape s = { 1, TKH_NORM_VECTORS, 0 };
+    while (s.group < TKH_NORM_VECTORS_GROUP && (int64_t)s.group * s.vectors < vectors)
         s.group *= 2;
     if ((int64_t)s.group * s.vectors < vectors) {
-        s.vectors = 8;
+        s.vectors = TKH_NORM_MOST_VECTORS;
         while (s.group < TKH_NORM_MOST_GROUP && (int64_t)s.group * s.vectors < vectors)
             s.group *= 2;
         if ((int64_t)s.group * s.vectors < vectors)

@@ -6,10 +6,11 @@
  * tkh_norm_shape_of. Where every array allows 16-byte vectors and the row fits, the group's
  * size and the vectors each thread keeps in registers are template parameters of
  * _rows_cached: the row is read from memory once. Otherwise _rows takes the group at run
- * time and reads the row again each stage. Each stage folds the group's threads in a butterfly of lane exchanges (and, for a
- * group of more than 32, the 32-lane slices' results once more), so every thread has the
- * result. Columns layout: a thread a row, consecutive rows on consecutive threads, each
- * stage a sequential fold. docs/normalizations.md. */
+ * time and reads the row again each stage. Each stage folds the group's threads in a
+ * butterfly of lane exchanges (and, for a group of more than 32, the 32-lane slices'
+ * results once more), so every thread has the result. Columns layout: a thread a row,
+ * consecutive rows on consecutive threads, each stage a sequential fold.
+ * docs/normalizations.md. */
 #include "tokitai_hip/hip_platform.h"
 #include "tokitai_hip/plan_walk.h"
 #include "tokitai_hip/thread_group.h"
@@ -359,46 +360,48 @@ extern "C" TKH_HIDDEN int tkhk_softmax_f16_launch_plan(const void *const *inputs
             const bool whole = plan->reduce_count == (int64_t)shape.group * shape.vectors * 8;
             if (shape.group == 1 && shape.vectors == 4 && whole == true)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<1, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 1 && shape.vectors == 4 && whole == false)
+            else if (shape.group == 1 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<1, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 2 && shape.vectors == 4 && whole == true)
+            else if (shape.group == 2 && shape.vectors == 4 && whole == true)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<2, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 2 && shape.vectors == 4 && whole == false)
+            else if (shape.group == 2 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<2, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 4 && shape.vectors == 4 && whole == true)
+            else if (shape.group == 4 && shape.vectors == 4 && whole == true)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<4, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 4 && shape.vectors == 4 && whole == false)
+            else if (shape.group == 4 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<4, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 8 && shape.vectors == 4 && whole == true)
+            else if (shape.group == 8 && shape.vectors == 4 && whole == true)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<8, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 8 && shape.vectors == 4 && whole == false)
+            else if (shape.group == 8 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<8, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 16 && shape.vectors == 4 && whole == true)
+            else if (shape.group == 16 && shape.vectors == 4 && whole == true)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<16, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 16 && shape.vectors == 4 && whole == false)
+            else if (shape.group == 16 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<16, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 32 && shape.vectors == 4 && whole == true)
+            else if (shape.group == 32 && shape.vectors == 4 && whole == true)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<32, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 32 && shape.vectors == 4 && whole == false)
+            else if (shape.group == 32 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<32, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 64 && shape.vectors == 4 && whole == true)
+            else if (shape.group == 64 && shape.vectors == 4 && whole == true)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<64, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 64 && shape.vectors == 4 && whole == false)
+            else if (shape.group == 64 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<64, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 128 && shape.vectors == 4 && whole == true)
+            else if (shape.group == 128 && shape.vectors == 4 && whole == true)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<128, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 128 && shape.vectors == 4 && whole == false)
+            else if (shape.group == 128 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<128, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 256 && shape.vectors == 4 && whole == true)
+            else if (shape.group == 256 && shape.vectors == 4 && whole == true)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 4, 8, true>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 256 && shape.vectors == 4 && whole == false)
+            else if (shape.group == 256 && shape.vectors == 4 && whole == false)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 4, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 256 && shape.vectors == 8)
+            else if (shape.group == 256 && shape.vectors == 8)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<256, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 512 && shape.vectors == 8)
+            else if (shape.group == 512 && shape.vectors == 8)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<512, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
-            if (shape.group == 1024 && shape.vectors == 8)
+            else if (shape.group == 1024 && shape.vectors == 8)
                 hipLaunchKernelGGL((tkhk_softmax_f16_rows_cached<1024, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan);
+            else /* a shape the list above lacks: plan.h and this template disagree */
+                return (int)hipErrorInvalidValue;
         } else if (plan->wide && vectors) {
             hipLaunchKernelGGL((tkhk_softmax_f16_rows<true, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (uint16_t *)outputs[0], *plan, shape.group);
         } else if (plan->wide) {
