@@ -5,10 +5,10 @@
  * Rows layout (the axis is contiguous in the input): a group of threads a row, shaped by
  * tkh_norm_shape_of. Where every array allows 16-byte vectors and the row fits, the group's
  * size and the vectors each thread keeps in registers are template parameters of
- * _rows_cached: the row is read from memory once. Otherwise _rows takes the group at run
- * time and reads the row again each stage. Each stage folds the group's threads in a
- * butterfly of lane exchanges (and, for a group of more than 32, the 32-lane slices'
- * results once more), so every thread has the result. Columns layout: a thread a row,
+ * _rows_cached: the row is read from memory once. Otherwise _rows reads the row again
+ * each stage, but for what of a row past the registers it keeps in shared memory. Each
+ * stage folds the group's threads in a butterfly of lane exchanges (and, for a group of
+ * more than 32, the 32-lane slices' results once more), so every thread has the result. Columns layout: a thread a row,
  * consecutive rows on consecutive threads, each stage a sequential fold.
  * docs/normalizations.md. */
 #include "tokitai_hip/hip_platform.h"
@@ -48,12 +48,16 @@ $(indent)const $(A) $(x.name) = ($(A))$(load(x.type, "tkhn_px.e[tkhn_e]"));
 $(indent)const $(A) $(c.name) = p_$(c.name) ? ($(A))$(load(c.type, "tkhn_c_" .. c.name .. ".e[tkhn_e]")) : ($(A))($(c.default or "0"));
 @   end
 @ end
+@ -- Column c's pack of vector tkhn_vi.
+@ local function column_pack(c)
+@   return "*(const tkh_pack<" .. c.type.c .. ", V> *)(p_" .. c.name .. " + tkhn_at[" .. c.index .. "] + (O)tkhn_vi * tkhn_step[" .. c.index .. "])"
+@ end
 @ -- Reads the columns' packs of vector tkhn_vi.
 @ local function column_packs(indent)
 @   for _, c in ipairs(k.columns) do
 $(indent)tkh_pack<$(c.type.c), V> tkhn_c_$(c.name) = {};
 $(indent)if (p_$(c.name))
-$(indent)    tkhn_c_$(c.name) = *(const tkh_pack<$(c.type.c), V> *)(p_$(c.name) + tkhn_at[$(c.index)] + (O)tkhn_vi * tkhn_step[$(c.index)]);
+$(indent)    tkhn_c_$(c.name) = $(column_pack(c));
 @   end
 @ end
 @ -- The columns layout's element at index r of the row.
@@ -76,8 +80,14 @@ $(indent)p_out[tkhn_at[$(out_index)] + (O)($(r)) * tkhn_s[$(out_index)]] = $(out
 @ -- fold, or (i = nil) the map's store. 'kept' (the cached kernel of an op whose map
 @ -- reuses the last stage's values): where the last stage keeps them and the map finds
 @ -- them, "over" the cached element (tkhn_v) or "beside" it (tkhn_t).
-@ local function vector_body(indent, i, kept)
-@   column_packs(indent)
+@ local function vector_body(indent, i, kept, batched)
+@   if batched then
+@     for _, c in ipairs(k.columns) do
+$(indent)const tkh_pack<$(c.type.c), V> tkhn_c_$(c.name) = tkhn_cb_$(c.name)[tkhn_j];
+@     end
+@   else
+@     column_packs(indent)
+@   end
 @   if not i then
 $(indent)tkh_pack<$(O.c), V> tkhn_po;
 @   end
@@ -242,13 +252,19 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) $(k.symbol)_ro
 }
 
 /* Any row the cached kernel does not take (an array without vectors, 64-bit offsets, a
- * row past the registers): the group tkh_norm_shape_of gives, at run time, each stage
- * reading the row again (from the L2 cache where it fits), TKH_NORM_BATCH vectors' loads
- * of a thread in flight before their work. V: elements a vector, 1 where some array does
- * not allow vectors. */
-template <bool Wide, int V>
-__global__ void TKH_NORM_BOUNDS(TKH_NORM_MOST_GROUP) $(k.symbol)_rows($(table.concat(params, ", ")), const tkh_plan tkhn_p, unsigned tkhn_group)
+ * row past the registers), each stage reading the row again, TKH_NORM_BATCH vectors'
+ * loads of a thread in flight before their work. V: elements a vector, 1 where some array
+ * does not allow vectors. G: the group, 0 where it comes at run time (tkhn_group_given).
+ * Rows past the registers (G = TKH_NORM_MOST_GROUP) also keep each thread's first
+ * tkhn_shared vectors in dynamic shared memory, put there by the first stage, so that the
+ * later stages read only the rest again (the rows in flight do not fit in L2: f32 rows of
+ * 65536 went to memory three times). */
+template <bool Wide, int V, unsigned G>
+__global__ void TKH_NORM_BOUNDS(G ? G : TKH_NORM_MOST_GROUP) $(k.symbol)_rows($(table.concat(params, ", ")), const tkh_plan tkhn_p, unsigned tkhn_group_given, unsigned tkhn_shared)
 {
+    const unsigned tkhn_group = G ? G : tkhn_group_given;
+    extern __shared__ tkh_pack<unsigned char, 16> tkhn_dynamic[];
+    tkh_pack<$(S), V> *const tkhn_kept = (tkh_pack<$(S), V> *)tkhn_dynamic; /* [vector][lane] */
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
     __shared__ $(A) tkhn_part[2][$(#k.stages)][TKH_NORM_MOST_GROUP / 32];
@@ -269,22 +285,47 @@ __global__ void TKH_NORM_BOUNDS(TKH_NORM_MOST_GROUP) $(k.symbol)_rows($(table.co
         const U tkhn_mine = tkhn_row < tkhn_rows ? tkhn_vectors : 0;
         O tkhn_at[$(arrays)] = { 0 };
         tkh_plan_offsets<Wide, $(arrays)>(tkhn_p, 1, tkhn_p.ndim, tkhn_row < tkhn_rows ? tkhn_row : 0, tkhn_at);
+@ -- The columns' packs of a batch are read with its input's (f32 layer_norm at rows of
+@ -- 65536: 0.97 -> 1.07 x torch, H200 2026-12-02), where no conversions are then kept
+@ -- in registers (16-bit types spilled).
+@ local batch_columns = S == A
+@ -- Stage i's walk (nil: the map's): vector tkhn_k of the thread's (k-th of its own) is in
+@ -- shared memory if k < tkhn_shared, but for the first stage, which puts it there.
 @ local function walk(i)
 #pragma unroll 1
-        for (U tkhn_first = tkhn_lane; tkhn_first < tkhn_mine; tkhn_first += TKH_NORM_BATCH * tkhn_group) {
+        for (U tkhn_first = tkhn_lane, tkhn_k0 = 0; tkhn_first < tkhn_mine;
+             tkhn_first += TKH_NORM_BATCH * tkhn_group, tkhn_k0 += TKH_NORM_BATCH) {
             tkh_pack<$(S), V> tkhn_b[TKH_NORM_BATCH];
+@   for _, c in ipairs(batch_columns and k.columns or {}) do
+            tkh_pack<$(c.type.c), V> tkhn_cb_$(c.name)[TKH_NORM_BATCH];
+@   end
 #pragma unroll
             for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
                 const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
+@   for _, c in ipairs(batch_columns and k.columns or {}) do
+                tkhn_cb_$(c.name)[tkhn_j] = {};
+                if (p_$(c.name) && tkhn_vi < tkhn_mine)
+                    tkhn_cb_$(c.name)[tkhn_j] = $(column_pack(c));
+@   end
+@   if i == 1 then
                 if (tkhn_vi < tkhn_mine)
                     tkhn_b[tkhn_j] = $(x_pack());
+@   else
+                const U tkhn_k = tkhn_k0 + (U)tkhn_j;
+                if (tkhn_vi < tkhn_mine)
+                    tkhn_b[tkhn_j] = G && tkhn_k < tkhn_shared ? tkhn_kept[tkhn_k * tkhn_group + tkhn_lane] : $(x_pack());
+@   end
             }
 #pragma unroll
             for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
                 const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
                 if (tkhn_vi < tkhn_mine) {
                     const tkh_pack<$(S), V> tkhn_px = tkhn_b[tkhn_j];
-@   vector_body("                    ", i)
+@   if i == 1 then
+                    if (G && tkhn_k0 + (U)tkhn_j < tkhn_shared)
+                        tkhn_kept[(tkhn_k0 + (U)tkhn_j) * tkhn_group + tkhn_lane] = tkhn_px;
+@   end
+@   vector_body("                    ", i, nil, batch_columns)
                 }
             }
         }
@@ -396,14 +437,23 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
 @ end
             else /* a shape the list above lacks: plan.h and this template disagree */
                 return (int)hipErrorInvalidValue;
+        } else if (!plan->wide && vectors) {
+            /* a row past the registers: each thread keeps as many of its vectors in
+             * shared memory as a block can have */
+            const unsigned mine = (unsigned)((plan->reduce_count / $(V) + shape.group - 1) / shape.group);
+            unsigned kept = 0;
+            const hipError_t e = tkh_dynamic_shared((const void *)$(k.symbol)_rows<false, $(V), TKH_NORM_MOST_GROUP>,
+                (size_t)shape.group * sizeof(tkh_pack<$(S), $(V)>), mine, &kept);
+            if (e != hipSuccess)
+                return (int)e;
+            hipLaunchKernelGGL(($(k.symbol)_rows<false, $(V), TKH_NORM_MOST_GROUP>), dim3(grid), dim3(block), kept * shape.group * sizeof(tkh_pack<$(S), $(V)>), s,
+                $(table.concat(args, ", ")), *plan, shape.group, kept);
         } else if (plan->wide && vectors) {
-            hipLaunchKernelGGL(($(k.symbol)_rows<true, $(V)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group);
+            hipLaunchKernelGGL(($(k.symbol)_rows<true, $(V), 0>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group, 0u);
         } else if (plan->wide) {
-            hipLaunchKernelGGL(($(k.symbol)_rows<true, 1>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group);
-        } else if (vectors) {
-            hipLaunchKernelGGL(($(k.symbol)_rows<false, $(V)>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group);
+            hipLaunchKernelGGL(($(k.symbol)_rows<true, 1, 0>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group, 0u);
         } else {
-            hipLaunchKernelGGL(($(k.symbol)_rows<false, 1>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group);
+            hipLaunchKernelGGL(($(k.symbol)_rows<false, 1, 0>), dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan, shape.group, 0u);
         }
     } else if (plan->wide) {
         hipLaunchKernelGGL($(k.symbol)_columns<true>, dim3(grid), dim3(block), 0, s, $(table.concat(args, ", ")), *plan);

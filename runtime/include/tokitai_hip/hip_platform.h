@@ -23,6 +23,7 @@ typedef cudaStream_t hipStream_t;
 typedef struct cudaDeviceProp hipDeviceProp_t;
 typedef enum cudaDeviceAttr hipDeviceAttribute_t;
 typedef cudaEvent_t hipEvent_t;
+typedef struct cudaFuncAttributes hipFuncAttributes;
 
 #define hipSuccess cudaSuccess
 #define hipErrorInvalidValue cudaErrorInvalidValue
@@ -36,11 +37,16 @@ typedef cudaEvent_t hipEvent_t;
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
 #define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
 #define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
+#define hipDeviceAttributeSharedMemPerBlockOptin cudaDevAttrMaxSharedMemoryPerBlockOptin
+#define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 
 #define hipGetDeviceCount cudaGetDeviceCount
+#define hipGetDevice cudaGetDevice
 #define hipSetDevice cudaSetDevice
 #define hipGetDeviceProperties cudaGetDeviceProperties
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipFuncSetAttribute cudaFuncSetAttribute
+#define hipFuncGetAttributes cudaFuncGetAttributes
 #define hipRuntimeGetVersion cudaRuntimeGetVersion
 #define hipDriverGetVersion cudaDriverGetVersion
 #define hipMalloc cudaMalloc

@@ -1,11 +1,14 @@
 /* Device code's pieces for a group of threads working on one row (the normalizations'
  * rows layout, tokitai_hip/plan.h): a vector of elements read or written in one access,
- * and the exchange of a value with another lane of the same 32 lanes. Groups are aligned
- * slices of 32 lanes on either platform (a 64-lane AMD wavefront holds two), so that the
- * fold order, and with it the oracle's bound, is the same everywhere. Included by
- * generated kernels (HIP or CUDA C++). */
+ * the exchange of a value with another lane of the same 32 lanes, and, for the launchers,
+ * the dynamic shared memory a block may have. Groups are aligned slices of 32 lanes on
+ * either platform (a 64-lane AMD wavefront holds two), so that the fold order, and with
+ * it the oracle's bound, is the same everywhere. Included by generated kernels (HIP or
+ * CUDA C++). */
 #ifndef TOKITAI_HIP_THREAD_GROUP_H
 #define TOKITAI_HIP_THREAD_GROUP_H
+
+#include "tokitai_hip/hip_platform.h"
 
 /* N elements of T side by side, aligned for one access of up to 16 bytes (wider ones,
  * N * sizeof(T) > 16, take several). */
@@ -33,5 +36,39 @@ template <typename T> __device__ __forceinline__ T tkh_lane_xor(T v, unsigned ma
 #else
 #define TKH_NORM_BOUNDS(threads) __launch_bounds__((threads))
 #endif
+
+/* How many units of 'unit' bytes of dynamic shared memory, at most 'most', a block of
+ * 'kernel' can have on the current device beside its static shared memory, in *units;
+ * asked for where the platform needs it (NVIDIA: past 48 KB a kernel opts in, up to the
+ * device's opt-in limit; AMD: a block's limit, 64 KB on gfx9, as is). Fails with the
+ * runtime's error (*units 0) where the device or the kernel cannot be asked. */
+static inline hipError_t tkh_dynamic_shared(const void *kernel, size_t unit, unsigned most, unsigned *units)
+{
+#if defined(TKH_PLATFORM_NVIDIA)
+    const hipDeviceAttribute_t limit_of = hipDeviceAttributeSharedMemPerBlockOptin;
+#else
+    const hipDeviceAttribute_t limit_of = hipDeviceAttributeMaxSharedMemoryPerBlock;
+#endif
+    int device = 0, limit = 0;
+    hipFuncAttributes attributes;
+    *units = 0;
+    hipError_t e = hipGetDevice(&device);
+    if (e == hipSuccess)
+        e = hipDeviceGetAttribute(&limit, limit_of, device);
+    if (e == hipSuccess)
+        e = hipFuncGetAttributes(&attributes, kernel);
+    if (e != hipSuccess)
+        return e;
+    const size_t fixed = attributes.sharedSizeBytes;
+    const size_t fit = (size_t)limit > fixed ? ((size_t)limit - fixed) / unit : 0;
+    *units = fit < most ? (unsigned)fit : most;
+#if defined(TKH_PLATFORM_NVIDIA)
+    if (*units * unit > 48 * 1024)
+        e = hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)(*units * unit));
+    if (e != hipSuccess)
+        *units = 0;
+#endif
+    return e;
+}
 
 #endif

@@ -5,10 +5,10 @@
  * Rows layout (the axis is contiguous in the input): a group of threads a row, shaped by
  * tkh_norm_shape_of. Where every array allows 16-byte vectors and the row fits, the group's
  * size and the vectors each thread keeps in registers are template parameters of
- * _rows_cached: the row is read from memory once. Otherwise _rows takes the group at run
- * time and reads the row again each stage. Each stage folds the group's threads in a
- * butterfly of lane exchanges (and, for a group of more than 32, the 32-lane slices'
- * results once more), so every thread has the result. Columns layout: a thread a row,
+ * _rows_cached: the row is read from memory once. Otherwise _rows reads the row again
+ * each stage, but for what of a row past the registers it keeps in shared memory. Each
+ * stage folds the group's threads in a butterfly of lane exchanges (and, for a group of
+ * more than 32, the 32-lane slices' results once more), so every thread has the result. Columns layout: a thread a row,
  * consecutive rows on consecutive threads, each stage a sequential fold.
  * docs/normalizations.md. */
 #include "tokitai_hip/hip_platform.h"
@@ -124,13 +124,19 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) tkhk_rms_norm_
 }
 
 /* Any row the cached kernel does not take (an array without vectors, 64-bit offsets, a
- * row past the registers): the group tkh_norm_shape_of gives, at run time, each stage
- * reading the row again (from the L2 cache where it fits), TKH_NORM_BATCH vectors' loads
- * of a thread in flight before their work. V: elements a vector, 1 where some array does
- * not allow vectors. */
-template <bool Wide, int V>
-__global__ void TKH_NORM_BOUNDS(TKH_NORM_MOST_GROUP) tkhk_rms_norm_f16_rows(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, uint16_t *__restrict__ p_out, float p_eps, const tkh_plan tkhn_p, unsigned tkhn_group)
+ * row past the registers), each stage reading the row again, TKH_NORM_BATCH vectors'
+ * loads of a thread in flight before their work. V: elements a vector, 1 where some array
+ * does not allow vectors. G: the group, 0 where it comes at run time (tkhn_group_given).
+ * Rows past the registers (G = TKH_NORM_MOST_GROUP) also keep each thread's first
+ * tkhn_shared vectors in dynamic shared memory, put there by the first stage, so that the
+ * later stages read only the rest again (the rows in flight do not fit in L2: f32 rows of
+ * 65536 went to memory three times). */
+template <bool Wide, int V, unsigned G>
+__global__ void TKH_NORM_BOUNDS(G ? G : TKH_NORM_MOST_GROUP) tkhk_rms_norm_f16_rows(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, uint16_t *__restrict__ p_out, float p_eps, const tkh_plan tkhn_p, unsigned tkhn_group_given, unsigned tkhn_shared)
 {
+    const unsigned tkhn_group = G ? G : tkhn_group_given;
+    extern __shared__ tkh_pack<unsigned char, 16> tkhn_dynamic[];
+    tkh_pack<uint16_t, V> *const tkhn_kept = (tkh_pack<uint16_t, V> *)tkhn_dynamic; /* [vector][lane] */
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
     __shared__ float tkhn_part[2][1][TKH_NORM_MOST_GROUP / 32];
@@ -157,7 +163,8 @@ __global__ void TKH_NORM_BOUNDS(TKH_NORM_MOST_GROUP) tkhk_rms_norm_f16_rows(cons
         tkh_plan_offsets<Wide, 3>(tkhn_p, 1, tkhn_p.ndim, tkhn_row < tkhn_rows ? tkhn_row : 0, tkhn_at);
         float tkhn_acc1 = (float)((ACC)0);
 #pragma unroll 1
-        for (U tkhn_first = tkhn_lane; tkhn_first < tkhn_mine; tkhn_first += TKH_NORM_BATCH * tkhn_group) {
+        for (U tkhn_first = tkhn_lane, tkhn_k0 = 0; tkhn_first < tkhn_mine;
+             tkhn_first += TKH_NORM_BATCH * tkhn_group, tkhn_k0 += TKH_NORM_BATCH) {
             tkh_pack<uint16_t, V> tkhn_b[TKH_NORM_BATCH];
 #pragma unroll
             for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
@@ -170,6 +177,8 @@ __global__ void TKH_NORM_BOUNDS(TKH_NORM_MOST_GROUP) tkhk_rms_norm_f16_rows(cons
                 const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
                 if (tkhn_vi < tkhn_mine) {
                     const tkh_pack<uint16_t, V> tkhn_px = tkhn_b[tkhn_j];
+                    if (G && tkhn_k0 + (U)tkhn_j < tkhn_shared)
+                        tkhn_kept[(tkhn_k0 + (U)tkhn_j) * tkhn_group + tkhn_lane] = tkhn_px;
                     tkh_pack<uint16_t, V> tkhn_c_weight = {};
                     if (p_weight)
                         tkhn_c_weight = *(const tkh_pack<uint16_t, V> *)(p_weight + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]);
@@ -186,13 +195,15 @@ __global__ void TKH_NORM_BOUNDS(TKH_NORM_MOST_GROUP) tkhk_rms_norm_f16_rows(cons
             [](const float a, const float b) { return tkhk_rms_norm_f16_combine1(a, b); });
         const float rstd = [&]() { const float a = tkhn_acc1; (void)a; return (float)(rsqrt(a / n + eps)); }();
 #pragma unroll 1
-        for (U tkhn_first = tkhn_lane; tkhn_first < tkhn_mine; tkhn_first += TKH_NORM_BATCH * tkhn_group) {
+        for (U tkhn_first = tkhn_lane, tkhn_k0 = 0; tkhn_first < tkhn_mine;
+             tkhn_first += TKH_NORM_BATCH * tkhn_group, tkhn_k0 += TKH_NORM_BATCH) {
             tkh_pack<uint16_t, V> tkhn_b[TKH_NORM_BATCH];
 #pragma unroll
             for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
                 const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
+                const U tkhn_k = tkhn_k0 + (U)tkhn_j;
                 if (tkhn_vi < tkhn_mine)
-                    tkhn_b[tkhn_j] = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
+                    tkhn_b[tkhn_j] = G && tkhn_k < tkhn_shared ? tkhn_kept[tkhn_k * tkhn_group + tkhn_lane] : *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
             }
 #pragma unroll
             for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
@@ -333,14 +344,23 @@ extern "C" TKH_HIDDEN int tkhk_rms_norm_f16_launch_plan(const void *const *input
                 hipLaunchKernelGGL((tkhk_rms_norm_f16_rows_cached<1024, 8, 8, false>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan);
             else /* a shape the list above lacks: plan.h and this template disagree */
                 return (int)hipErrorInvalidValue;
+        } else if (!plan->wide && vectors) {
+            /* a row past the registers: each thread keeps as many of its vectors in
+             * shared memory as a block can have */
+            const unsigned mine = (unsigned)((plan->reduce_count / 8 + shape.group - 1) / shape.group);
+            unsigned kept = 0;
+            const hipError_t e = tkh_dynamic_shared((const void *)tkhk_rms_norm_f16_rows<false, 8, TKH_NORM_MOST_GROUP>,
+                (size_t)shape.group * sizeof(tkh_pack<uint16_t, 8>), mine, &kept);
+            if (e != hipSuccess)
+                return (int)e;
+            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<false, 8, TKH_NORM_MOST_GROUP>), dim3(grid), dim3(block), kept * shape.group * sizeof(tkh_pack<uint16_t, 8>), s,
+                (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, shape.group, kept);
         } else if (plan->wide && vectors) {
-            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<true, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, shape.group);
+            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<true, 8, 0>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, shape.group, 0u);
         } else if (plan->wide) {
-            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<true, 1>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, shape.group);
-        } else if (vectors) {
-            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<false, 8>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, shape.group);
+            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<true, 1, 0>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, shape.group, 0u);
         } else {
-            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<false, 1>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, shape.group);
+            hipLaunchKernelGGL((tkhk_rms_norm_f16_rows<false, 1, 0>), dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan, shape.group, 0u);
         }
     } else if (plan->wide) {
         hipLaunchKernelGGL(tkhk_rms_norm_f16_columns<true>, dim3(grid), dim3(block), 0, s, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (uint16_t *)outputs[0], *(const float *)scalars[0], *plan);
