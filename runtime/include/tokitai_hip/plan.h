@@ -101,12 +101,12 @@ static inline int tkh_plan_column_vector(const tkh_plan *p, unsigned arrays, con
  * axis. The rows layout gives each row a group of threads (a power of two): the least for
  * which each thread keeps at most 4 of the row's 16-byte vectors in registers, up to 256
  * threads; past that 8 vectors, up to TKH_NORM_MOST_GROUP threads (a row of 32768 f32 or
- * 65536 16-bit elements); a longer row takes the most threads and is read again by each
- * stage. A thread holds more bytes where the row allows (a short row's threads keep many
+ * 65536 16-bit elements); a longer row takes the most threads, which keep what they can
+ * of it in shared memory and read the rest again in each stage. A thread holds more bytes where the row allows (a short row's threads keep many
  * loads in flight), but never more than 64 registers' worth with its arithmetic. Groups of
  * up to 32 threads share blocks of TKH_NORM_ROWS_BLOCK (a row a group); a larger group is
- * its block. Measured on the H200 (docs/normalizations.md): 0.77 to 1.05 x the device copy
- * for rows of 128 to 16384 elements, 0.50 to 0.76 for rows of 65536. */
+ * its block. Measured on the H200 (docs/normalizations.md): 0.78 to 1.05 x the device copy
+ * for rows of 128 to 16384 elements, 0.63 to 0.75 for rows of 65536. */
 #define TKH_NORM_ROWS_BLOCK 256
 #define TKH_NORM_VECTORS 4        /* vectors a thread keeps first, */
 #define TKH_NORM_VECTORS_GROUP 256 /* up to this many threads, */
