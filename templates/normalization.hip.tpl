@@ -39,23 +39,29 @@
 @ -- (k.reuse): over the cached element where it has the compute type already, else in an
 @ -- array of its own beside the cache (where that fits: tkhn_keep).
 @ local keep = k.reuse and (S == A and "over" or "beside")
+@ -- A pack of V elements of type t as the kernels hold it (types.lua's 'pack': bf16 as
+@ -- 32-bit words, each element widened with one shift or mask), and its element tkhn_e.
+@ local function pack_of(t) return t.pack and (t.pack .. "<V>") or ("tkh_pack<" .. t.c .. ", V>") end
+@ local function element_of(t, p)
+@   return t.pack and (t.pack .. "_at(" .. p .. ", tkhn_e)") or load(t, p .. ".e[tkhn_e]")
+@ end
 @ -- The kernels' own names start with tkhn_ (an op file's names may not: gen/tkh/ops.lua).
 @ -- The rows layout's element e of vector tkhn_vi: the input from pack tkhn_px, the
 @ -- columns from their packs (a column not given is its default), in the compute type.
 @ local function vector_element(indent)
-$(indent)const $(A) $(x.name) = ($(A))$(load(x.type, "tkhn_px.e[tkhn_e]"));
+$(indent)const $(A) $(x.name) = ($(A))$(element_of(x.type, "tkhn_px"));
 @   for _, c in ipairs(k.columns) do
-$(indent)const $(A) $(c.name) = p_$(c.name) ? ($(A))$(load(c.type, "tkhn_c_" .. c.name .. ".e[tkhn_e]")) : ($(A))($(c.default or "0"));
+$(indent)const $(A) $(c.name) = p_$(c.name) ? ($(A))$(element_of(c.type, "tkhn_c_" .. c.name)) : ($(A))($(c.default or "0"));
 @   end
 @ end
 @ -- Column c's pack of vector tkhn_vi.
 @ local function column_pack(c)
-@   return "*(const tkh_pack<" .. c.type.c .. ", V> *)(p_" .. c.name .. " + tkhn_at[" .. c.index .. "] + (O)tkhn_vi * tkhn_step[" .. c.index .. "])"
+@   return "*(const " .. pack_of(c.type) .. " *)(p_" .. c.name .. " + tkhn_at[" .. c.index .. "] + (O)tkhn_vi * tkhn_step[" .. c.index .. "])"
 @ end
 @ -- Reads the columns' packs of vector tkhn_vi.
 @ local function column_packs(indent)
 @   for _, c in ipairs(k.columns) do
-$(indent)tkh_pack<$(c.type.c), V> tkhn_c_$(c.name) = {};
+$(indent)$(pack_of(c.type)) tkhn_c_$(c.name) = {};
 $(indent)if (p_$(c.name))
 $(indent)    tkhn_c_$(c.name) = $(column_pack(c));
 @   end
@@ -83,7 +89,7 @@ $(indent)p_out[tkhn_at[$(out_index)] + (O)($(r)) * tkhn_s[$(out_index)]] = $(out
 @ local function vector_body(indent, i, kept, batched)
 @   if batched then
 @     for _, c in ipairs(k.columns) do
-$(indent)const tkh_pack<$(c.type.c), V> tkhn_c_$(c.name) = tkhn_cb_$(c.name)[tkhn_j];
+$(indent)const $(pack_of(c.type)) tkhn_c_$(c.name) = tkhn_cb_$(c.name)[tkhn_j];
 @     end
 @   else
 @     column_packs(indent)
@@ -113,7 +119,7 @@ $(indent)*(tkh_pack<$(O.c), V> *)(p_out + tkhn_at[$(out_index)] + (O)tkhn_vi * t
 @   end
 @ end
 @ local function x_pack()
-@   return "*(const tkh_pack<" .. S .. ", V> *)(p_" .. x.name .. " + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0])"
+@   return "*(const " .. pack_of(x.type) .. " *)(p_" .. x.name .. " + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0])"
 @ end
 $(macros(k))
 
@@ -167,7 +173,7 @@ $(ind)#pragma unroll
 $(ind)for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
 $(ind)    const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
 $(ind)    if ($(i and "Whole || " or "Whole ? tkhn_real : ")tkhn_vi < tkhn_mine) {
-$(ind)        const tkh_pack<$(S), V> tkhn_px = tkhn_v[tkhn_j];
+$(ind)        const $(pack_of(x.type)) tkhn_px = tkhn_v[tkhn_j];
 @   vector_body(ind .. "        ", i, kept)
 $(ind)    }
 $(ind)}
@@ -227,7 +233,7 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) $(k.symbol)_ro
         const U tkhn_mine = tkhn_real ? tkhn_vectors : 0;
         O tkhn_at[$(arrays)] = { 0 };
         tkh_plan_offsets<false, $(arrays)>(tkhn_p, 1, tkhn_p.ndim, tkhn_real ? tkhn_row : 0, tkhn_at);
-        tkh_pack<$(S), V> tkhn_v[NV];
+        $(pack_of(x.type)) tkhn_v[NV];
 #pragma unroll
         for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
             const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
@@ -264,7 +270,7 @@ __global__ void TKH_NORM_BOUNDS(G ? G : TKH_NORM_MOST_GROUP) $(k.symbol)_rows($(
 {
     const unsigned tkhn_group = G ? G : tkhn_group_given;
     extern __shared__ tkh_pack<unsigned char, 16> tkhn_dynamic[];
-    tkh_pack<$(S), V> *const tkhn_kept = (tkh_pack<$(S), V> *)tkhn_dynamic; /* [vector][lane] */
+    $(pack_of(x.type)) *const tkhn_kept = ($(pack_of(x.type)) *)tkhn_dynamic; /* [vector][lane] */
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
     __shared__ $(A) tkhn_part[2][$(#k.stages)][TKH_NORM_MOST_GROUP / 32];
@@ -295,9 +301,9 @@ __global__ void TKH_NORM_BOUNDS(G ? G : TKH_NORM_MOST_GROUP) $(k.symbol)_rows($(
 #pragma unroll 1
         for (U tkhn_first = tkhn_lane, tkhn_k0 = 0; tkhn_first < tkhn_mine;
              tkhn_first += TKH_NORM_BATCH * tkhn_group, tkhn_k0 += TKH_NORM_BATCH) {
-            tkh_pack<$(S), V> tkhn_b[TKH_NORM_BATCH];
+            $(pack_of(x.type)) tkhn_b[TKH_NORM_BATCH];
 @   for _, c in ipairs(batch_columns and k.columns or {}) do
-            tkh_pack<$(c.type.c), V> tkhn_cb_$(c.name)[TKH_NORM_BATCH];
+            $(pack_of(c.type)) tkhn_cb_$(c.name)[TKH_NORM_BATCH];
 @   end
 #pragma unroll
             for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
@@ -320,7 +326,7 @@ __global__ void TKH_NORM_BOUNDS(G ? G : TKH_NORM_MOST_GROUP) $(k.symbol)_rows($(
             for (int tkhn_j = 0; tkhn_j < TKH_NORM_BATCH; ++tkhn_j) {
                 const U tkhn_vi = tkhn_first + (U)tkhn_j * tkhn_group;
                 if (tkhn_vi < tkhn_mine) {
-                    const tkh_pack<$(S), V> tkhn_px = tkhn_b[tkhn_j];
+                    const $(pack_of(x.type)) tkhn_px = tkhn_b[tkhn_j];
 @   if i == 1 then
                     if (G && tkhn_k0 + (U)tkhn_j < tkhn_shared)
                         tkhn_kept[(tkhn_k0 + (U)tkhn_j) * tkhn_group + tkhn_lane] = tkhn_px;

@@ -1,6 +1,8 @@
 -- The scalar types, as data. Everything per type in the generated code comes from here.
 --   c        the C type in memory;  compute  the C type the op is computed in (T)
 --   load / store  conversions between them (nil: the same type)
+--   pack     a 16-byte vector's C++ type as normalization kernels hold it, where not
+--            tkh_pack<c, V>, with <pack>_at reading an element (tokitai_hip/thread_group.h)
 --   bits     width in memory;  family  'signed' | 'unsigned' | 'float'
 --   unsigned the unsigned type of the same width (U), integers only
 --   wide     an unsigned type at least as wide as int (W), so that integer arithmetic is
@@ -53,7 +55,7 @@ add("f16", { c = "uint16_t", compute = "float", load = "tkh_f16_to_f32",
              edges = { "0x0000", "0x8000", "0x3C00", "0xBC00", "0x7C00", "0xFC00", "0x7E00",
                        "0x7BFF", "0xFBFF", "0x0400", "0x0001", "0x8001", "0x3800", "0x4200",
                        "0x3555", "0x5A3F" } })
-add("bf16", { c = "uint16_t", compute = "float", load = "tkh_bf16_to_f32",
+add("bf16", { c = "uint16_t", compute = "float", load = "tkh_bf16_to_f32", pack = "tkh_bf16_pack",
               store = "tkh_f32_to_bf16", bits = 16, inf_bits = "0x7F80u", family = "float", domain = "float",
               mantissa = 8, emin = -126, emax = 127, reference = "double",
               edges = { "0x0000", "0x8000", "0x3F80", "0xBF80", "0x7F80", "0xFF80", "0x7FC0",

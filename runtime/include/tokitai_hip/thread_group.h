@@ -16,6 +16,29 @@ template <typename T, int N> struct alignas(N * sizeof(T) < 16 ? N * sizeof(T) :
     T e[N];
 };
 
+/* N bf16 elements as the kernels hold them: for N even as the 32-bit words that carry two
+ * (little-endian: element 2k in word k's low half), so that each element widens to f32
+ * with one shift or one mask (held as 16-bit elements, each took an extraction first);
+ * tkh_bf16_pack_at reads element e in f32. */
+template <int N, bool Words = N % 2 == 0> struct tkh_bf16_pack_of {
+    typedef tkh_pack<uint16_t, N> type;
+};
+template <int N> struct tkh_bf16_pack_of<N, true> {
+    typedef tkh_pack<uint32_t, N / 2> type;
+};
+template <int N> using tkh_bf16_pack = typename tkh_bf16_pack_of<N>::type;
+
+template <int N> __device__ __forceinline__ float tkh_bf16_pack_at(const tkh_pack<uint32_t, N> &p, int e)
+{
+    const uint32_t w = p.e[e >> 1];
+    return tkh_f32_from_bits(e & 1 ? w & 0xFFFF0000u : w << 16);
+}
+
+template <int N> __device__ __forceinline__ float tkh_bf16_pack_at(const tkh_pack<uint16_t, N> &p, int e)
+{
+    return tkh_bf16_to_f32(p.e[e]);
+}
+
 /* The value of v in lane (this lane ^ mask) of this thread's 32 lanes; every lane of the
  * 32 must take part. */
 template <typename T> __device__ __forceinline__ T tkh_lane_xor(T v, unsigned mask)
