@@ -37,7 +37,7 @@
 @ end
 @ -- How the cached kernel keeps the last stage's values for a map that reuses them
 @ -- (k.reuse): over the cached element where it has the compute type already, else in an
-@ -- array of its own beside the cache (where that fits: tkhn_keep).
+@ -- array of its own beside the cache for as many vectors as fit (tkhn_kept).
 @ local keep = k.reuse and (S == A and "over" or "beside")
 @ -- A pack of V elements of type t as the kernels hold it (types.lua's 'pack': bf16 as
 @ -- 32-bit words, each element widened with one shift or mask), and its element tkhn_e.
@@ -174,23 +174,23 @@ $(ind)for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
 $(ind)    const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
 $(ind)    if ($(i and "Whole || " or "Whole ? tkhn_real : ")tkhn_vi < tkhn_mine) {
 $(ind)        const $(pack_of(x.type)) tkhn_px = tkhn_v[tkhn_j];
-@   vector_body(ind .. "        ", i, kept)
+@   if kept == "beside" then
+$(ind)        if (tkhn_j < tkhn_kept) {
+@     vector_body(ind .. "            ", i, kept)
+$(ind)        } else {
+@     vector_body(ind .. "            ", i, nil)
+$(ind)        }
+@   else
+@     vector_body(ind .. "        ", i, kept)
+@   end
 $(ind)    }
 $(ind)}
 @ end
-@ -- Stage i's walk, or the map's (nil), in the cached kernel: where the values are kept
-@ -- beside the cache, only if they fit (else evaluated again in the map).
+@ -- Stage i's walk, or the map's (nil), in the cached kernel: the last stage's and the
+@ -- map's with the values kept where there are.
 @ local function cached_stage(i)
 @   local last = i == nil or i == #k.stages
-@   if keep == "beside" and last and k.map then
-        if constexpr (tkhn_keep) {
-@     cached_walk(i, keep, "            ")
-        } else {
-@     cached_walk(i, nil, "            ")
-        }
-@   else
-@     cached_walk(i, last and k.map and keep or nil, "        ")
-@   end
+@   cached_walk(i, last and k.map and keep or nil, "        ")
 @ end
 @ -- A stage's group fold and post step.
 @ local function fold_group(i, st, group)
@@ -241,8 +241,11 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) $(k.symbol)_ro
                 tkhn_v[tkhn_j] = $(x_pack());
         }
 @ if keep == "beside" and k.map then
-        constexpr bool tkhn_keep = NV * V <= 32; /* the kept values fit in registers beside the cache */
-        $(A) tkhn_t[tkhn_keep ? NV * V : 1];
+        /* the values of the thread's first vectors, as many as fit beside the cache within
+         * 64 registers (every vector's up to 32 values; else 16, 32 spilled): the rest are
+         * evaluated again in the map */
+        constexpr int tkhn_kept = NV * V <= 32 ? NV : 16 / V;
+        $(A) tkhn_t[tkhn_kept * V];
 @ end
 @ for i, st in ipairs(k.stages) do
         $(A) tkhn_acc$(i) = ($(A))($(st.identity));

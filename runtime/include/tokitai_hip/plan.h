@@ -102,12 +102,15 @@ static inline int tkh_plan_column_vector(const tkh_plan *p, unsigned arrays, con
  * which each thread keeps at most 4 of the row's 16-byte vectors in registers, up to 256
  * threads; past that 8 vectors, up to TKH_NORM_MOST_GROUP threads (a row of 32768 f32 or
  * 65536 16-bit elements); a longer row takes the most threads, which keep what they can
- * of it in shared memory and read the rest again in each stage. A thread holds more bytes where the row allows (a short row's threads keep many
- * loads in flight), but never more than 64 registers' worth with its arithmetic. Groups of
- * up to 32 threads share blocks of TKH_NORM_ROWS_BLOCK (a row a group); a larger group is
- * its block. Measured on the H200 (docs/normalizations.md): 0.78 to 1.05 x the device copy
- * for rows of 128 to 16384 elements, 0.63 to 0.75 for rows of 65536. */
-#define TKH_NORM_ROWS_BLOCK 256
+ * of it in shared memory and read the rest again in each stage. A thread holds more bytes
+ * where the row allows (a short row's threads keep many loads in flight), but never more
+ * than 64 registers' worth with its arithmetic. Groups of up to 32 threads share blocks of
+ * TKH_NORM_ROWS_BLOCK, a row a group: small blocks, whose slots free as soon as their few
+ * rows are done (f32 softmax over rows of 128 on the H200: 517 us with blocks of 256, 509
+ * with 64, the copy 504); a larger group is its block. Measured on the H200
+ * (docs/normalizations.md): 0.88 to 1.05 x the device copy for rows of 128 to 16384
+ * elements, 0.63 to 0.77 for rows of 65536. */
+#define TKH_NORM_ROWS_BLOCK 64
 #define TKH_NORM_VECTORS 4        /* vectors a thread keeps first, */
 #define TKH_NORM_VECTORS_GROUP 256 /* up to this many threads, */
 #define TKH_NORM_MOST_VECTORS 8   /* then these, */

@@ -86,8 +86,11 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) tkhk_softmax_f
             if (Whole || tkhn_vi < tkhn_mine)
                 tkhn_v[tkhn_j] = *(const tkh_pack<uint16_t, V> *)(p_x + tkhn_at[0] + (O)tkhn_vi * tkhn_step[0]);
         }
-        constexpr bool tkhn_keep = NV * V <= 32; /* the kept values fit in registers beside the cache */
-        float tkhn_t[tkhn_keep ? NV * V : 1];
+        /* the values of the thread's first vectors, as many as fit beside the cache within
+         * 64 registers (every vector's up to 32 values; else 16, 32 spilled): the rest are
+         * evaluated again in the map */
+        constexpr int tkhn_kept = NV * V <= 32 ? NV : 16 / V;
+        float tkhn_t[tkhn_kept * V];
         float tkhn_acc1 = (float)(-(ACC)INFINITY);
         #pragma unroll
         for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
@@ -105,12 +108,12 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) tkhk_softmax_f
             [](const float a, const float b) { return tkhk_softmax_f16_combine1(a, b); });
         const float m = [&]() { const float a = tkhn_acc1; (void)a; return (float)(a); }();
         float tkhn_acc2 = (float)((ACC)0);
-        if constexpr (tkhn_keep) {
-            #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
-                const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
-                if (Whole || tkhn_vi < tkhn_mine) {
-                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+        #pragma unroll
+        for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+            const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+            if (Whole || tkhn_vi < tkhn_mine) {
+                const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                if (tkhn_j < tkhn_kept) {
                     #pragma unroll
                     for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
                         const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
@@ -118,14 +121,7 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) tkhk_softmax_f
                         tkhn_t[tkhn_j * V + tkhn_e] = tkhn_value;
                         tkhn_acc2 = tkhk_softmax_f16_combine2(tkhn_acc2, tkhn_value);
                     }
-                }
-            }
-        } else {
-            #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
-                const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
-                if (Whole || tkhn_vi < tkhn_mine) {
-                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                } else {
                     #pragma unroll
                     for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
                         const float x = (float)tkh_f16_to_f32(tkhn_px.e[tkhn_e]);
@@ -137,12 +133,12 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) tkhk_softmax_f
         tkhn_acc2 = tkhk_softmax_f16_group_fold(tkhn_acc2, G, tkhn_part[tkhn_parity][1],
             [](const float a, const float b) { return tkhk_softmax_f16_combine2(a, b); });
         const float r = [&]() { const float a = tkhn_acc2; (void)a; return (float)((ACC)1 / a); }();
-        if constexpr (tkhn_keep) {
-            #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
-                const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
-                if (Whole ? tkhn_real : tkhn_vi < tkhn_mine) {
-                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+        #pragma unroll
+        for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
+            const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
+            if (Whole ? tkhn_real : tkhn_vi < tkhn_mine) {
+                const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                if (tkhn_j < tkhn_kept) {
                     tkh_pack<uint16_t, V> tkhn_po;
                     #pragma unroll
                     for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
@@ -151,14 +147,7 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) tkhk_softmax_f
                         tkhn_po.e[tkhn_e] = tkh_f32_to_f16((float)((tkhn_value * r)));
                     }
                     *(tkh_pack<uint16_t, V> *)(p_out + tkhn_at[1] + (O)tkhn_vi * tkhn_step[1]) = tkhn_po;
-                }
-            }
-        } else {
-            #pragma unroll
-            for (int tkhn_j = 0; tkhn_j < NV; ++tkhn_j) {
-                const U tkhn_vi = tkhn_lane + (U)tkhn_j * G;
-                if (Whole ? tkhn_real : tkhn_vi < tkhn_mine) {
-                    const tkh_pack<uint16_t, V> tkhn_px = tkhn_v[tkhn_j];
+                } else {
                     tkh_pack<uint16_t, V> tkhn_po;
                     #pragma unroll
                     for (int tkhn_e = 0; tkhn_e < V; ++tkhn_e) {
