@@ -1,13 +1,61 @@
 /* Uses the downstream ops through their generated entry points and through the same
- * registry lookup as TokitaiHip's core kernels, and runs an op under the ulp rule over
- * 2^28 inputs. Exits 77 when there is no GPU. */
+ * registry lookup as TokitaiHip's core kernels, runs an op under the ulp rule over 2^28
+ * inputs and the project's own normalizations over host tensors (DLPack) along either
+ * axis, each result checked by the oracle. Exits 77 when there is no GPU. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "my_ops/my_ops_ops.h"
+#include "tokitai_hip/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
+
+/* The normalizations: masked_softmax f32 over one row (the flat entry point), along the
+ * strided axis 0 of a [300, 7] tensor, and rms_norm_offset f16 along axis 1 of a
+ * [64, 1000] tensor (eps 1e-6), every row checked by the oracle within its bound. */
+static tkh_status normalizations(tkh_context *ctx)
+{
+    const float x[8] = { 1, 2, 3, 100, -1, 0.5f, 4, -INFINITY }, keep[8] = { 1, 1, 1, 0, 1, 1, 1, 1 };
+    float p[8];
+    tkh_status st = my_ops_masked_softmax_f32(ctx, x, keep, p, 8, NULL);
+    if (st != TKH_OK)
+        return st;
+    printf("masked_softmax:");
+    for (int i = 0; i < 8; ++i) /* 100 is masked: 0 there, the rest as if it were absent */
+        printf(" %.4g", p[i]);
+    printf("\n");
+
+    enum { R = 300, C = 7, ROWS = 64, COLS = 1000 };
+    static float a[R * C], mask[R], b[R * C];
+    static uint16_t h[ROWS * COLS], offset[COLS], g[ROWS * COLS];
+    for (int i = 0; i < R * C; ++i)
+        a[i] = (float)((i * 37) % 101) / 10.0f - 5.0f;
+    for (int i = 0; i < R; ++i)
+        mask[i] = i % 3 != 0;
+    for (int i = 0; i < ROWS * COLS; ++i)
+        h[i] = tkh_f32_to_f16((float)((i * 53) % 211) / 50.0f - 2.0f);
+    for (int i = 0; i < COLS; ++i)
+        offset[i] = tkh_f32_to_f16((float)(i % 17) / 16.0f - 0.5f);
+    int64_t shape_a[2] = { R, C }, shape_m[1] = { R }, shape_h[2] = { ROWS, COLS }, shape_o[1] = { COLS };
+    const DLDataType f32 = { kDLFloat, 32, 1 }, f16 = { kDLFloat, 16, 1 };
+    const DLTensor ta = { a, { kDLCPU, 0 }, 2, f32, shape_a, NULL, 0 }, tm = { mask, { kDLCPU, 0 }, 1, f32, shape_m, NULL, 0 };
+    const DLTensor tb = { b, { kDLCPU, 0 }, 2, f32, shape_a, NULL, 0 };
+    const DLTensor th = { h, { kDLCPU, 0 }, 2, f16, shape_h, NULL, 0 }, to = { offset, { kDLCPU, 0 }, 1, f16, shape_o, NULL, 0 };
+    const DLTensor tg = { g, { kDLCPU, 0 }, 2, f16, shape_h, NULL, 0 };
+    tkh_report report;
+    st = my_ops_masked_softmax_f32_tensor(ctx, &ta, &tm, &tb, 0, NULL, &report);
+    if (st == TKH_OK)
+        printf("masked_softmax f32 along axis 0 of [%d, %d]: oracle %s\n", R, C,
+            report.oracle_matches ? "matches" : "differs");
+    if (st == TKH_OK)
+        st = my_ops_rms_norm_offset_f16_tensor(ctx, &th, &to, 1e-6f, &tg, 1, NULL, &report);
+    if (st == TKH_OK)
+        printf("rms_norm_offset f16 along axis 1 of [%d, %d]: oracle %s\n", ROWS, COLS,
+            report.oracle_matches ? "matches" : "differs");
+    return st;
+}
 
 int main(void)
 {
@@ -53,6 +101,12 @@ int main(void)
         return 1;
     }
     printf("mean |x| = %.17g\n", mean_abs);
+    st = normalizations(ctx);
+    if (st != TKH_OK) {
+        fprintf(stderr, "my_app: normalizations: %s: %s\n", tkh_status_name(st), tkh_last_error());
+        tkh_context_destroy(ctx);
+        return 1;
+    }
 
     /* logistic over 2^28 float bit patterns (NaN, infinities and subnormals among them):
      * every result within the op's bound of its reference, and the report says how far

@@ -93,3 +93,31 @@ reduction {
   combine = "(ACC)((uint64_t)a + (uint64_t)b)",
   post = "(OUT)a / (OUT)n",
 }
+
+-- Normalizations of the project's own (docs/op-files.md), each along an axis of a tensor.
+-- A softmax over the positions a column marks (one mask for every row, as an attention
+-- mask over keys); the others give 0. The conditions read only the column, so the
+-- oracle's bound follows the branch the device takes.
+normalization {
+  name = "masked_softmax",
+  inputs = "T x, column T keep",
+  types = { "f16", "f32", "f64" },
+  semantics = "exp(x - m) / sum of exp(x - m) over the positions where keep is nonzero, m the "
+    .. "largest kept element; 0 where keep is 0 (a row with none kept is all 0)",
+  reductions = {
+    { "m", identity = "-(ACC)INFINITY", map = "keep != 0 ? x : -(ACC)INFINITY", combine = "fmax(a, b)" },
+    { "r", identity = "(ACC)0", map = "keep != 0 ? exp(x - m) : (ACC)0", combine = "a + b",
+      post = "(ACC)1 / a" },
+  },
+  map = "keep != 0 ? exp(x - m) * r : (ACC)0",
+}
+
+-- RMSNorm whose learned scale is stored as its offset from 1 (Gemma's), with epsilon.
+normalization {
+  name = "rms_norm_offset",
+  inputs = "T x, column T offset = 0, scalar ACC eps",
+  types = { "f16", "f32" },
+  semantics = "x / sqrt(mean of x^2 + eps) * (1 + offset); offset 0 when not given",
+  reductions = { { "rstd", identity = "(ACC)0", map = "x * x", combine = "a + b", post = "rsqrt(a / n + eps)" } },
+  map = "x * rstd * ((ACC)1 + offset)",
+}
