@@ -12,6 +12,7 @@
 #include "random.h"
 #include "bench.h"
 #include "tensors.h"
+#include "tokitai_hip/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
 
 static const char *const USAGE =
@@ -24,6 +25,8 @@ static const char *const USAGE =
     "                                     or one for all; input I stored transposed; reductions;\n"
     "                                     normalizations: one axis, the last by default, and their\n"
     "                                     columns as long as it unless given a --shape each)\n"
+    "       tokitai-hip run ... --scalar NAME=VALUE [--scalar ...]   (a scalar's value, else random\n"
+    "                                     bits: --scalar eps=1e-5; bool 0, 1, true or false)\n"
     "       tokitai-hip selftest [--n N] [--seed S] [--device N]\n"
     "       tokitai-hip bench OPS TYPES [--sizes N,N...] [--reps R] [--oracle full|off|sampled:K]\n"
     "                                   [--device N]   (lists: add,sub; --oracle: the host path's)\n"
@@ -58,6 +61,8 @@ typedef struct options {
     unsigned shape_count, transposed;
     const char *axes;
     int keepdims;
+    const char *scalars[TKH_MAX_SCALARS]; /* --scalar NAME=VALUE */
+    unsigned scalar_count;
 } options;
 
 static int parse_u64(const char *text, uint64_t *out)
@@ -125,6 +130,13 @@ static int parse_options(int argc, char **argv, options *o)
                     return usage_error("--transpose %s: expected an input's index (0..7)", v);
                 o->transposed |= 1u << u;
             }
+        } else if (strcmp(a, "--scalar") == 0) {
+            if (v == NULL)
+                return usage_error("option %s needs a value", a);
+            ++i;
+            if (o->scalar_count == TKH_MAX_SCALARS)
+                return usage_error("more --scalar options than a kernel has scalars (%s)", v);
+            o->scalars[o->scalar_count++] = v;
         } else if (strcmp(a, "--keepdims") == 0) {
             o->keepdims = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -258,6 +270,95 @@ static void random_scalars(const tkh_kernel_info *k, unsigned char (*bytes)[8], 
     }
 }
 
+/* VALUE as scalar x's type into 'bytes'. Returns 0, or 2 after a usage error naming it. */
+static int parse_scalar(const tkh_kernel_info *k, const tkh_operand *x, const char *given, const char *value,
+    unsigned char *bytes)
+{
+    char msg[256];
+    char *end = NULL;
+    errno = 0;
+    if (strcmp(x->type, "bool") == 0) {
+        const int one = strcmp(value, "1") == 0 || strcmp(value, "true") == 0;
+        if (!one && strcmp(value, "0") != 0 && strcmp(value, "false") != 0)
+            goto not_a_value;
+        bytes[0] = (unsigned char)one;
+        return 0;
+    }
+    if (x->type[0] == 'f' || x->type[0] == 'b') { /* f16, bf16, f32, f64: as strtod reads it */
+        const double d = strtod(value, &end);
+        if (end == value || *end != '\0')
+            goto not_a_value;
+        if (strcmp(x->type, "f64") == 0) {
+            memcpy(bytes, &d, sizeof d);
+        } else if (strcmp(x->type, "f32") == 0) {
+            const float f = strtof(value, NULL); /* rounded once from the decimal */
+            memcpy(bytes, &f, sizeof f);
+        } else { /* rounded once: through f32 rounded to odd (tokitai_hip/scalar.h) */
+            const float f = tkh_f64_to_f32_odd(d);
+            const uint16_t h = strcmp(x->type, "f16") == 0 ? tkh_f32_to_f16(f) : tkh_f32_to_bf16(f);
+            memcpy(bytes, &h, sizeof h);
+        }
+        return 0;
+    }
+    const unsigned bits = (unsigned)x->size * 8;
+    if (x->type[0] == 'i') {
+        const long long v = strtoll(value, &end, 0);
+        const long long most = (long long)(((unsigned long long)1 << (bits - 1)) - 1);
+        if (end == value || *end != '\0')
+            goto not_a_value;
+        if (errno != 0 || v > most || v < -most - 1) {
+            snprintf(msg, sizeof msg, "--scalar '%s': %s is out of range for %s (%lld to %lld)", given, value,
+                x->type, -most - 1, most);
+            return usage_error("%s", msg);
+        }
+        memcpy(bytes, &v, x->size); /* the low bytes: little-endian */
+        return 0;
+    }
+    uint64_t u = 0;
+    if (!parse_u64(value, &u))
+        goto not_a_value;
+    if (bits < 64 && u >> bits != 0) {
+        snprintf(msg, sizeof msg, "--scalar '%s': %s is out of range for %s (0 to %llu)", given, value, x->type,
+            (unsigned long long)((uint64_t)1 << bits) - 1);
+        return usage_error("%s", msg);
+    }
+    memcpy(bytes, &u, x->size);
+    return 0;
+not_a_value:
+    snprintf(msg, sizeof msg, "--scalar '%s': '%s' is not a %s value (%s_%s's scalar %s)", given, value,
+        x->type, k->op, k->type, x->name);
+    return usage_error("%s", msg);
+}
+
+/* The kernel's scalars: those --scalar names, the others random bits (bool: 0 or 1); and
+ * pointers to them. Returns 0, or 2 after a usage error. */
+static int run_scalars(const options *o, const tkh_kernel_info *k, unsigned char (*bytes)[8], const void **scalars,
+    uint64_t *state)
+{
+    random_scalars(k, bytes, scalars, state);
+    for (unsigned g = 0; g < o->scalar_count; ++g) {
+        const char *given = o->scalars[g], *eq = strchr(given, '=');
+        char names[128] = "", msg[320];
+        unsigned j = 0;
+        while (eq != NULL && j < k->scalar_count
+            && (strlen(k->scalars[j].name) != (size_t)(eq - given)
+                || strncmp(k->scalars[j].name, given, (size_t)(eq - given)) != 0))
+            ++j;
+        if (eq == NULL || j == k->scalar_count) {
+            for (unsigned i = 0; i < k->scalar_count; ++i)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                    k->scalars[i].name);
+            snprintf(msg, sizeof msg, eq == NULL ? "--scalar '%s': expected NAME=VALUE (%s_%s's scalars: %s)"
+                : "--scalar '%s' names no scalar of %s_%s (its scalars: %s)", given, k->op, k->type,
+                k->scalar_count ? names : "none");
+            return usage_error("%s", msg);
+        }
+        if (parse_scalar(k, &k->scalars[j], given, eq + 1, bytes[j]) != 0)
+            return 2;
+    }
+    return 0;
+}
+
 /* run over host tensors (--shape). */
 static int run_tensors(const options *o, const tkh_kernel_info *k, const tkh_oracle_policy *policy, uint64_t seed)
 {
@@ -270,7 +371,10 @@ static int run_tensors(const options *o, const tkh_kernel_info *k, const tkh_ora
     }
     unsigned char scalar_bytes[TKH_MAX_SCALARS][8];
     const void *scalars[TKH_MAX_SCALARS];
-    random_scalars(k, scalar_bytes, scalars, &state);
+    if (run_scalars(o, k, scalar_bytes, scalars, &state) != 0) {
+        tool_tensors_free(&t);
+        return 2;
+    }
     fprintf(stderr, "tokitai-hip: run %s %s over tensors, seed = %" PRIu64 "\n", k->op, k->type, seed);
     tkh_context *ctx = NULL;
     tkh_report report;
@@ -346,7 +450,11 @@ static int cmd_run(const options *o)
                     ((unsigned char *)buffers[i])[e] &= 1;
         }
     }
-    random_scalars(k, scalar_bytes, scalars, &state);
+    if (ok && run_scalars(o, k, scalar_bytes, scalars, &state) != 0) {
+        for (unsigned i = 0; i < arrays; ++i)
+            free(buffers[i]);
+        return 2;
+    }
     tkh_status st = TKH_ERR_HOST_ALLOC;
     tkh_context *ctx = NULL;
     if (ok) {

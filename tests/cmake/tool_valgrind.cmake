@@ -34,6 +34,12 @@ set(cases
   "2|run layer_norm f32 --shape 64,64 --axes -3|axis -3 is out of range .*expected -2 to 1"
   "1|run layer_norm f32 --shape 64,64|TKH_ERR_NO_DEVICE"
   "1|bench logsumexp f32 --shape 8,64 --axes 0 --keepdims --oracle off|TKH_ERR_NO_DEVICE"
+  "2|run layer_norm f32 --shape 64,64 --scalar epsilon=1e-5|names no scalar of layer_norm_f32 .its scalars: eps."
+  "2|run layer_norm f32 --shape 64,64 --scalar eps=abc|'abc' is not a f32 value"
+  "2|run clamp i8 --n 16 --scalar lo=300|300 is out of range for i8 .-128 to 127."
+  "2|run clamp u8 --n 16 --scalar lo|expected NAME=VALUE .clamp_u8's scalars: lo, hi."
+  "1|run layer_norm bf16 --shape 64,64 --scalar eps=1e-5|TKH_ERR_NO_DEVICE"
+  "1|run clamp i64 --n 16 --scalar lo=-9223372036854775808 --scalar hi=0x10|TKH_ERR_NO_DEVICE"
   "2|frobnicate")
 set(failures "")
 foreach(case IN LISTS cases)
