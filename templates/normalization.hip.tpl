@@ -151,7 +151,8 @@ __device__ static inline $(A) $(k.symbol)_group_fold($(A) acc, unsigned group, $
 }
 
 @ local function scalars()
-    const $(A) n = ($(A))tkhn_count;
+    const $(A) n = ($(A))tkhn_count; /* the row's length, for the expressions that name it */
+    (void)n;
 @   for _, sc in ipairs(k.scalars) do
     const $(sc.type.compute) $(sc.name) = $(load(sc.type, "p_" .. sc.name));
 @   end

@@ -61,7 +61,8 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) tkhk_rms_norm_
     constexpr U tkhn_per_block = (G > 32 ? G : TKH_NORM_ROWS_BLOCK) / G;
     __shared__ float tkhn_part[2][1][G > 32 ? G / 32 : 1];
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
-    const float n = (float)tkhn_count;
+    const float n = (float)tkhn_count; /* the row's length, for the expressions that name it */
+    (void)n;
     const float eps = p_eps;
     const O tkhn_step[3] = { V, V, V }; /* elements from one vector to the next */
     const unsigned tkhn_lane = threadIdx.x % G;
@@ -141,7 +142,8 @@ __global__ void TKH_NORM_BOUNDS(G ? G : TKH_NORM_MOST_GROUP) tkhk_rms_norm_f16_r
     typedef typename tkh_plan_index<Wide>::O O;
     __shared__ float tkhn_part[2][1][TKH_NORM_MOST_GROUP / 32];
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
-    const float n = (float)tkhn_count;
+    const float n = (float)tkhn_count; /* the row's length, for the expressions that name it */
+    (void)n;
     const float eps = p_eps;
     O tkhn_s[3];
 #pragma unroll
@@ -233,7 +235,8 @@ __global__ void __launch_bounds__(256) tkhk_rms_norm_f16_columns(const uint16_t 
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
-    const float n = (float)tkhn_count;
+    const float n = (float)tkhn_count; /* the row's length, for the expressions that name it */
+    (void)n;
     const float eps = p_eps;
     O tkhn_s[3];
 #pragma unroll

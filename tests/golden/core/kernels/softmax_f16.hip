@@ -66,7 +66,8 @@ __global__ void TKH_NORM_BOUNDS(G > 32 ? G : TKH_NORM_ROWS_BLOCK) tkhk_softmax_f
     constexpr U tkhn_per_block = (G > 32 ? G : TKH_NORM_ROWS_BLOCK) / G;
     __shared__ float tkhn_part[2][2][G > 32 ? G / 32 : 1];
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
-    const float n = (float)tkhn_count;
+    const float n = (float)tkhn_count; /* the row's length, for the expressions that name it */
+    (void)n;
     const O tkhn_step[2] = { V, V }; /* elements from one vector to the next */
     const unsigned tkhn_lane = threadIdx.x % G;
     const U tkhn_vectors = tkhn_count / V;
@@ -179,7 +180,8 @@ __global__ void TKH_NORM_BOUNDS(G ? G : TKH_NORM_MOST_GROUP) tkhk_softmax_f16_ro
     typedef typename tkh_plan_index<Wide>::O O;
     __shared__ float tkhn_part[2][2][TKH_NORM_MOST_GROUP / 32];
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
-    const float n = (float)tkhn_count;
+    const float n = (float)tkhn_count; /* the row's length, for the expressions that name it */
+    (void)n;
     O tkhn_s[2];
 #pragma unroll
     for (int tkhn_a = 0; tkhn_a < 2; ++tkhn_a)
@@ -290,7 +292,8 @@ __global__ void __launch_bounds__(256) tkhk_softmax_f16_columns(const uint16_t *
     typedef typename tkh_plan_index<Wide>::U U;
     typedef typename tkh_plan_index<Wide>::O O;
     const U tkhn_rows = (U)tkhn_p.count, tkhn_count = (U)tkhn_p.reduce_count;
-    const float n = (float)tkhn_count;
+    const float n = (float)tkhn_count; /* the row's length, for the expressions that name it */
+    (void)n;
     O tkhn_s[2];
 #pragma unroll
     for (int tkhn_a = 0; tkhn_a < 2; ++tkhn_a)
