@@ -660,6 +660,8 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc;
     const char *cmd = argv[1];
+    if (o.scalar_count > 0 && strcmp(cmd, "run") != 0) /* bench fills scalars with fixed bytes */
+        return usage_error("--scalar is an option of run only, not of '%s'", cmd);
     if (strcmp(cmd, "info") == 0)
         return cmd_info(&o);
     if (strcmp(cmd, "list") == 0)

@@ -40,6 +40,7 @@ set(cases
   "2|run clamp u8 --n 16 --scalar lo|expected NAME=VALUE .clamp_u8's scalars: lo, hi."
   "1|run layer_norm bf16 --shape 64,64 --scalar eps=1e-5|TKH_ERR_NO_DEVICE"
   "1|run clamp i64 --n 16 --scalar lo=-9223372036854775808 --scalar hi=0x10|TKH_ERR_NO_DEVICE"
+  "2|bench layer_norm f32 --shape 64,64 --scalar eps=1e-5|--scalar is an option of run only, not of 'bench'"
   "2|frobnicate")
 set(failures "")
 foreach(case IN LISTS cases)
