@@ -11,6 +11,7 @@ endif()
 # (target_clones: GCC 11 or later, a C library with ifunc). Not with Clang: Clang 14 gives
 # the resolver of a static function one global name in every file, and the link fails.
 include(CheckCSourceCompiles)
+include("${CMAKE_CURRENT_LIST_DIR}/TokitaiHipFingerprint.cmake")
 if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
   check_c_source_compiles([=[
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -116,18 +117,34 @@ function(_tkh_add_catalog var)
   string(SHA256 compiler_fp "${TKH_COMPILER_IDENTITY}")
   string(SHA256 build_fp "${TKH_PLATFORM};${TKH_TARGETS};${build_command}")
   string(REGEX REPLACE "\n.*" "" compiler_line "${TKH_COMPILER_IDENTITY}")
-  # A kernel's source is its file, its scalar definition and the shared headers.
-  set(shared_source "")
-  foreach(h IN ITEMS scalar.h op_math.h hip_platform.h)
-    file(READ "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/${h}" text)
-    string(APPEND shared_source "${text}")
-  endforeach()
+  # A kernel's source is every file its compile reads from the project: its .hip and the
+  # include closure of its #include lines (its scalar definition, the runtime headers),
+  # looked up in the compile rule's -I folders (TokitaiHipFingerprint.cmake). The closures
+  # of the units (units/<op>.hip, the kernels of one op) are the compile rule's DEPENDS.
+  set(include_dirs "${arg_RUNTIME_INCLUDE_DIR}" "${out}/include")
+  list(TRANSFORM TKH_GENERATED_KERNELS PREPEND "kernels/" OUTPUT_VARIABLE kernel_files)
+  list(TRANSFORM TKH_GENERATED_UNITS PREPEND "units/" OUTPUT_VARIABLE unit_files)
+  list(TRANSFORM kernel_files APPEND ".hip")
+  list(TRANSFORM unit_files APPEND ".hip")
+  _tkh_include_closures(closure BASE_DIR "${out}" INCLUDE_DIRS ${include_dirs}
+    SOURCES ${unit_files} FINGERPRINTS ${kernel_files})
   set(sources "")
   foreach(id IN LISTS TKH_GENERATED_KERNELS)
-    file(READ "${out}/kernels/${id}.hip" kernel_text)
-    file(READ "${out}/${TKH_GENERATED_ORACLE_DIR}/${id}.h" oracle_text)
-    string(SHA256 fp "${kernel_text}${oracle_text}${shared_source}")
-    string(APPEND sources "    ${id} = \"sha256:${fp}\",\n")
+    string(APPEND sources "    ${id} = \"${closure_SHA256_kernels/${id}.hip}\",\n")
+  endforeach()
+  # The files outside the generated folder (the runtime headers) are configure inputs too:
+  # an edit there must give new fingerprints, not only new objects. (The generated files
+  # are written by configure itself.)
+  set(read_files "")
+  foreach(unit IN LISTS TKH_GENERATED_UNITS)
+    list(APPEND read_files ${closure_FILES_units/${unit}.hip})
+  endforeach()
+  list(REMOVE_DUPLICATES read_files)
+  foreach(f IN LISTS read_files)
+    cmake_path(IS_PREFIX out "${f}" NORMALIZE generated)
+    if(NOT generated)
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${f}")
+    endif()
   endforeach()
   set(lua_targets "")
   foreach(t IN LISTS TKH_TARGETS)
@@ -165,21 +182,14 @@ ${sources}  },
     set(launcher ${CMAKE_CXX_COMPILER_LAUNCHER})
   endif()
   set(objects "")
-  set(headers "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/hip_platform.h"
-    "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/scalar.h"
-    "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/op_math.h"
-    "${arg_RUNTIME_INCLUDE_DIR}/tokitai_hip/export.h")
   # Each compile gets its own TMPDIR in the build tree, removed after it: the clang behind
   # hipcc (ROCm 5.2, LLVM 14/15) leaves two empty directories in $TMPDIR per compile
   # (llvm/llvm-project#100468), thousands in /tmp over a test suite.
-  # One compiler run per unit (the kernels of one op), each kernel's sources its inputs.
+  # One compiler run per unit (the kernels of one op); its inputs, the unit's include
+  # closure: its kernels' sources, their scalar definitions and the runtime headers.
   foreach(unit IN LISTS TKH_GENERATED_UNITS)
     set(obj "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${unit}.o")
     set(tmp "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_kernels/${unit}.tmp")
-    set(inputs "${out}/units/${unit}.hip")
-    foreach(id IN LISTS TKH_GENERATED_UNIT_${unit})
-      list(APPEND inputs "${out}/kernels/${id}.hip" "${out}/${TKH_GENERATED_ORACLE_DIR}/${id}.h")
-    endforeach()
     list(JOIN TKH_GENERATED_UNIT_${unit} ", " ids_text)
     add_custom_command(OUTPUT "${obj}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${tmp}"
@@ -188,7 +198,7 @@ ${sources}  },
         -I "${arg_RUNTIME_INCLUDE_DIR}" -I "${out}/include"
         -c "${out}/units/${unit}.hip" -o "${obj}"
       COMMAND "${CMAKE_COMMAND}" -E rm -rf "${tmp}"
-      DEPENDS ${inputs} ${headers}
+      DEPENDS ${closure_FILES_units/${unit}.hip}
       COMMENT "Compiling the kernels of ${arg_NAME}/${unit} (${ids_text}) for ${TKH_TARGETS}"
       VERBATIM)
     list(APPEND objects "${obj}")

@@ -39,6 +39,7 @@ install(FILES "${PROJECT_BINARY_DIR}/TokitaiHipConfig.cmake"
   "${PROJECT_BINARY_DIR}/TokitaiHipConfigVersion.cmake"
   "${TKH_CMAKE_DIR}/TokitaiHipPlatform.cmake" "${TKH_CMAKE_DIR}/TokitaiHipNvidiaHeaders.cmake"
   "${TKH_CMAKE_DIR}/TokitaiHipGpuTargets.cmake" "${TKH_CMAKE_DIR}/TokitaiHipGenerate.cmake"
+  "${TKH_CMAKE_DIR}/TokitaiHipFingerprint.cmake"
   "${TKH_CMAKE_DIR}/TokitaiHipOps.cmake" "${TKH_CMAKE_DIR}/check_binary_targets.cmake"
   DESTINATION "${TKH_INSTALL_CMAKEDIR}")
 
