@@ -26,6 +26,8 @@ local MIN_FLOAT_REF = "(ISNAN(A) || ISNAN(B)) ? R(QNAN) : (A == B) ? R(SIGNBIT(A
 local MAX_FLOAT_REF = "(ISNAN(A) || ISNAN(B)) ? R(QNAN) : (A == B) ? R(SIGNBIT(A) ? B : A) : R(FMAX(A, B))"
 -- amin and amax fold floats as integers in the same order (op_math.h's keys: one integer
 -- compare an element, NaN mapped past every number); checked against the float rule above.
+-- They have no identity (numpy.amax and torch.amax refuse an empty reduction, as for
+-- integers no value of the type is one): their folds 'start' at the far end of the order.
 local ORDER_KEY = { f64 = "i64", float = "i32" }
 local ORDER_VALUE = { f64 = "tkh_key_value_f64(a)", float = "tkh_key_value_f32(a)" }
 
@@ -204,9 +206,9 @@ reduction {
 reduction {
   name = "amin",
   types = { "any" },
-  semantics = "smallest element; floats: NaN if any element is NaN, -0 < +0",
+  semantics = "smallest element; floats: NaN if any element is NaN, -0 < +0; no identity (zero elements refused)",
   accumulator = ORDER_KEY,
-  identity = { integer = "TMAX", f64 = "tkh_order_key_f64(INFINITY)", float = "tkh_order_key_f32(INFINITY)" },
+  start = { integer = "TMAX", f64 = "tkh_order_key_f64(INFINITY)", float = "tkh_order_key_f32(INFINITY)" },
   map = { f64 = "tkh_min_key_f64(x)", float = "tkh_min_key_f32(x)" },
   combine = "a < b ? a : b",
   post = ORDER_VALUE,
@@ -215,9 +217,9 @@ reduction {
 reduction {
   name = "amax",
   types = { "any" },
-  semantics = "largest element; floats: NaN if any element is NaN, -0 < +0",
+  semantics = "largest element; floats: NaN if any element is NaN, -0 < +0; no identity (zero elements refused)",
   accumulator = ORDER_KEY,
-  identity = { integer = "TMIN", f64 = "tkh_order_key_f64(-INFINITY)", float = "tkh_order_key_f32(-INFINITY)" },
+  start = { integer = "TMIN", f64 = "tkh_order_key_f64(-INFINITY)", float = "tkh_order_key_f32(-INFINITY)" },
   map = { f64 = "tkh_max_key_f64(x)", float = "tkh_max_key_f32(x)" },
   combine = "a > b ? a : b",
   post = ORDER_VALUE,

@@ -95,7 +95,7 @@ static void describe_difference(const void *const *inputs, const void *const *ou
         else
             $(prefix)_detail(e, sizeof e, "%.3g ulps", error);
         $(prefix)_detail(note->detail, sizeof note->detail,
-            "$(multi and o.name .. ": " or "")got %s, expected within %g ulps of %.21Lg = $(k.op.name)(%s): %s", g,
+            "$(multi and o.name .. ": " or "")got %s, expected within %g ulps$(o.atol and " or atol = " .. ops_format_atol(o.atol) or "") of %.21Lg = $(k.op.name)(%s): %s", g,
             $(k.info).outputs[$(o.index)].ulp_bound, (long double)want, args, e);
         note->error = error;
 @   else
@@ -117,8 +117,18 @@ static void describe_difference(const void *const *inputs, const void *const *ou
 TKH_CHECK_CLONES __attribute__((noinline)) static void measure_$(o.name)($(table.concat(measure_params, ", ")),
     const $(o.type.compute) *got, $(R) *restrict error, size_t len)
 {
+@     if o.atol then
+    /* Within atol = $(ops_format_atol(o.atol)) of the reference passes, as error 0 (compare's atol). */
+    const $(R) atol = $(ops_format_atol(o.atol))$(R == "long double" and "L" or "");
+    for (size_t i = 0; i < len; ++i) {
+        const $(R) r = $(o.reference_fn)($(table.concat(ref_args, ", ")));
+        const $(R) d = ($(R))got[i] - r;
+        error[i] = d <= atol && -d <= atol ? 0 : $(prefix)_ulp_error_$(o.type.name)(got[i], r);
+    }
+@     else
     for (size_t i = 0; i < len; ++i)
         error[i] = $(prefix)_ulp_error_$(o.type.name)(got[i], $(o.reference_fn)($(table.concat(ref_args, ", "))));
+@     end
 }
 
 @   end

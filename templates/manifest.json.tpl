@@ -8,7 +8,8 @@
 @   local out = {}
 @   for _, x in ipairs(list) do
 @     local extra = outputs and (', "compare_rule": ' .. json(x.compare) .. ', "ulp_bound": '
-@       .. (x.ulps and ops_format_ulps(x.ulps) or "0")) or ""
+@       .. (x.ulps and ops_format_ulps(x.ulps) or "0") .. ', "abs_tolerance": '
+@       .. (x.atol and ops_format_atol(x.atol) or "0")) or (x.default and ', "default": ' .. json(x.default)) or ""
 @     out[#out + 1] = '{ "name": ' .. json(x.param) .. ', "type": ' .. json(x.type.name) .. extra .. " }"
 @   end
 @   return "[" .. table.concat(out, ", ") .. "]"
@@ -43,6 +44,10 @@
       "semantics": $(json(k.op.semantics)),
       "compare_rule": $(json(k.compare)),
       "ulp_bound": $(k.ulp_bound and ops_format_ulps(k.ulp_bound) or 0),
+      "abs_tolerance": $(k.abs_tolerance and ops_format_atol(k.abs_tolerance) or 0),
+@ if k.op.shape == "reduction" then
+      "empty_reduction": $(json(k.has_identity and "identity" or "refused")),
+@ end
       "comparison": $(json(k.comparison)),
       "op_file": $(json(k.op.where)),
       "source": $(json("kernels/" .. k.id .. ".hip")),

@@ -146,7 +146,12 @@ static void test_$(k.id)(void **state)
 @           local R = t.reference
             const $(R) want = $(o.reference_fn)($(table.concat(ref_args, ", ")));
             const $(R) error = $(prefix)_ulp_error_$(t.name)($(load(t, "got")), want);
+@           if o.atol then
+            const $(R) d = ($(R))$(load(t, "got")) - want;
+            if (!(error <= $(ops_format_ulps(o.ulps_max))) && !(d <= $(ops_format_atol(o.atol)) && -d <= $(ops_format_atol(o.atol))))
+@           else
             if (!(error <= $(ops_format_ulps(o.ulps_max))))
+@           end
                 fail_msg("$(k.op.name)_$(k.label)(%s) = %s on the host, %.3Lg ulps from the reference "
                     "%.21Lg (bound $(ops_format_ulps(o.ulps_max)))", args, sg, (long double)error, (long double)want);
 @         else

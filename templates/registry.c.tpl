@@ -22,7 +22,8 @@ static const char *const evidence[] = $(list(contract.required_evidence));
 @   local out = {}
 @   for _, x in ipairs(list) do
 @     out[#out + 1] = "{ " .. cstr(x.param) .. ", " .. cstr(x.type.name) .. ", sizeof(" .. x.type.c .. "), "
-@       .. (outputs and cstr(x.compare) or "NULL") .. ", " .. (x.ulps and ops_format_ulps(x.ulps) or "0") .. " }"
+@       .. (outputs and cstr(x.compare) or "NULL") .. ", " .. (x.ulps and ops_format_ulps(x.ulps) or "0") .. ", "
+@       .. (x.atol and ops_format_atol(x.atol) or "0") .. ", " .. (x.default and cstr(x.default) or "NULL") .. " }"
 @   end
 @   return "{ " .. table.concat(out, ", ") .. " }"
 @ end
@@ -33,7 +34,7 @@ TKH_HIDDEN size_t $(k.check)(const void *const *, const void *const *, const voi
 @   if k.op.shape == "reduction" then
 TKH_HIDDEN void $(k.check)_fold(const void *, size_t, size_t, tkh_fold *);
 TKH_HIDDEN void $(k.check)_merge(tkh_fold *, const tkh_fold *);
-TKH_HIDDEN size_t $(k.check)_finish(const tkh_fold *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
+TKH_HIDDEN int $(k.check)_finish(const tkh_fold *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
 @   elseif k.op.shape == "normalization" then
 TKH_HIDDEN size_t $(k.check)_row(const void *const *, const void *, const void *const *, size_t, int64_t, tkh_check_note *);
 @   end
@@ -67,6 +68,8 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .semantics = $(cstr(k.op.semantics)),
     .compare_rule = $(cstr(k.compare)),
     .ulp_bound = $(k.ulp_bound and ops_format_ulps(k.ulp_bound) or 0),
+    .abs_tolerance = $(k.abs_tolerance and ops_format_atol(k.abs_tolerance) or 0),
+    .has_identity = $(k.has_identity and 1 or 0),
     .comparison = $(cstr(k.comparison)),
     .platform = $(cstr(build.platform)),
     .targets = targets,

@@ -125,6 +125,15 @@ int main(void)
             report.max_ulp_error, report.kernel->ulp_bound);
     else
         fprintf(stderr, "my_app: logistic: %s: %s\n", tkh_status_name(st), tkh_last_error());
+    /* The textbook sigmoid over the same inputs: where e^-a overflows it gives 0 for a
+     * true value below the smallest normal float, within its declared absolute floor. */
+    if (st == TKH_OK)
+        st = my_ops_sigmoid_f32(ctx, (const float *)in, result, n, &report);
+    if (st == TKH_OK)
+        printf("sigmoid over %zu inputs: largest error %.3g ulps (bound %g, or within %g)\n", n,
+            report.max_ulp_error, report.kernel->ulp_bound, report.kernel->abs_tolerance);
+    else
+        fprintf(stderr, "my_app: sigmoid: %s: %s\n", tkh_status_name(st), tkh_last_error());
     free(in);
     free(result);
     tkh_context_destroy(ctx);

@@ -22,8 +22,8 @@ local SHAPES = {
   },
   reduction = {
     name = "required", types = "required", semantics = "required", combine = "optional",
-    identity = "optional", better = "optional", map = "optional", post = "optional", accumulator = "optional",
-    output = "optional", reference = "optional", compare = "optional",
+    identity = "optional", start = "optional", better = "optional", map = "optional", post = "optional",
+    accumulator = "optional", output = "optional", reference = "optional", compare = "optional",
     degradations = "optional", obligations = "optional", non_claims = "optional",
   },
   normalization = {
@@ -56,13 +56,24 @@ function M.describe(o, platform)
   if o.compare ~= "ulp" then return M.COMPARISONS[o.compare] end
   return string.format("within %s ulps of %s: |device - reference| / ulp(reference), the "
     .. "%s evaluated in %s and not rounded; NaN, infinities, signed zeros and overflow "
-    .. "by rule", M.format_ulps(M.bound(o, platform)), o.type.name,
-    o.reference and "op's reference expression" or "expression", o.type.reference)
+    .. "by rule%s", M.format_ulps(M.bound(o, platform)), o.type.name,
+    o.reference and "op's reference expression" or "expression", o.type.reference,
+    o.atol and string.format("; or |device - reference| <= atol = %s (either zero's sign)",
+      M.format_atol(o.atol)) or "")
 end
 
 -- A bound as written in texts: "2", "0.5", "1.25".
 function M.format_ulps(n)
   return (string.format("%.6g", n))
+end
+
+-- An absolute tolerance as written in C, JSON and texts: the shortest form that reads
+-- back as the same double ("1e-30", not "1.0000000000000001e-30").
+function M.format_atol(x)
+  for digits = 1, 17 do
+    local text = string.format("%." .. digits .. "g", x)
+    if tonumber(text) == x then return text end
+  end
 end
 
 -- Math functions whose results differ between device and host libraries by ulps: a float
@@ -205,12 +216,19 @@ local function parse_steps(list, k, names, fail)
   return out
 end
 
--- A comparison: "exact", "sum_bound", or "ulp" with its bound from { ulps = N }.
+-- A comparison: "exact", "sum_bound", or "ulp" with its bound from { ulps = N } and an
+-- optional absolute floor, { ulps = N, atol = A }: a result within A of the reference
+-- passes whatever its error in ulps (numpy.allclose's atol).
 local function parse_compare(value, shape, t, fail)
   if value == nil then return "exact" end
   if type(value) == "table" then
     for _, key in ipairs(sorted_keys(value)) do
-      if key ~= "ulps" then fail("unknown compare field '%s' (known: ulps)", key) end
+      if key ~= "ulps" and key ~= "atol" then fail("unknown compare field '%s' (known: ulps, atol)", key) end
+    end
+    if value.ulps == nil then fail("compare { atol = ... } needs its bound in ulps too: compare = { ulps = N, atol = A }") end
+    local atol = value.atol
+    if atol ~= nil and (type(atol) ~= "number" or atol ~= atol or atol < 0 or atol == math.huge) then
+      fail("compare atol must be a finite number >= 0, got %s", tostring(atol))
     end
     -- A number, or one per platform: { nvidia = N, amd = M } (vendors' libraries differ).
     local ulps = value.ulps
@@ -228,7 +246,7 @@ local function parse_compare(value, shape, t, fail)
     if shape ~= "elementwise" or t.domain ~= "float" then
       fail("compare { ulps = ... } is for elementwise outputs of float types, not %s %s", t.name, shape)
     end
-    return "ulp", ulps
+    return "ulp", ulps, atol ~= 0 and atol or nil
   end
   if value == "ulp" then fail("compare 'ulp' needs its bound: compare = { ulps = N }") end
   if not M.COMPARISONS[value] then
@@ -258,7 +276,9 @@ end
 
 -- Checks the keys of a per-type field (or of each entry of a per-output one).
 local function check_field(value, field, output_set, fail)
-  if type(value) ~= "table" or #value > 0 or (field:match("^compare") and value.ulps ~= nil) then return end
+  if type(value) ~= "table" or #value > 0 or (field:match("^compare") and (value.ulps ~= nil or value.atol ~= nil)) then
+    return
+  end
   local by_output = false
   for key in pairs(value) do by_output = by_output or output_set[key] ~= nil end
   if not by_output then return check_keys(value, field, fail) end
@@ -270,7 +290,7 @@ local function check_field(value, field, output_set, fail)
   end
 end
 
-local function is_ulps(v) return type(v) == "string" or v.ulps ~= nil end
+local function is_ulps(v) return type(v) == "string" or v.ulps ~= nil or v.atol ~= nil end
 
 -- A read-only view of a type for op files' functions: name, c, compute, bits, family,
 -- domain, min, max.
@@ -384,7 +404,7 @@ local function elementwise_kernels(def, op, fail, filter)
         fail("no %s expression for type '%s' (give one of: %s)", what, k.label, table.concat(types.keys(k.type.name), ", "))
       end
       check(o.expr, what)
-      o.compare, o.ulps = parse_compare(resolve(compares and compares[o.name] or def.compare, k, is_ulps),
+      o.compare, o.ulps, o.atol = parse_compare(resolve(compares and compares[o.name] or def.compare, k, is_ulps),
         "elementwise", o.type, fail)
       o.reference = resolve(references and references[o.name] or def.reference, k)
       if o.reference ~= nil then check_expression(o.reference, "reference", fail) end
@@ -427,17 +447,23 @@ end
 -- map of each element x (default: x itself) to the accumulator type ACC (default: T,
 -- f32 for f16 and bf16), an associative 'combine' of two accumulators a and b from
 -- 'identity', and a 'post' step of the final accumulator a and the count n (an ACC)
--- to the output type OUT (default: T).
+-- to the output type OUT (default: T). The identity is also what a reduction over no
+-- elements gives (through the post step, n = 0), as NumPy's ufuncs' identity is; a
+-- reduction that has none (max: NumPy and torch refuse an empty one) declares where its
+-- folds start instead, 'start', and refuses zero elements.
 local function reduction_kernels(def, op, fail, filter)
   op.arity = 1
   -- Index-aware: 'better' (is element b preferred to a?) instead of the four parts; the
   -- kernel picks the best element, ties to the lowest index, into two outputs.
   local indexed = def.better ~= nil
-  for _, field in ipairs { "combine", "identity" } do
-    if not indexed and def[field] == nil then fail("missing field '%s'", field) end
+  if not indexed and def.combine == nil then fail("missing field 'combine'") end
+  if not indexed and (def.identity == nil) == (def.start == nil) then
+    fail(def.identity and "'identity' and 'start' both given: an identity is where the folds start"
+      or "missing field 'identity' (what a reduction over no elements gives, and where folds start), or "
+        .. "'start' (where folds start, for a reduction without an identity: zero elements are refused)")
   end
   if indexed then
-    for _, field in ipairs { "combine", "identity", "map", "post", "accumulator", "output", "compare" } do
+    for _, field in ipairs { "combine", "identity", "start", "map", "post", "accumulator", "output", "compare" } do
       if def[field] ~= nil then
         fail("'%s' is not for an index-aware reduction, which has 'better' (it combines by that, "
           .. "ties to the lowest index)", field)
@@ -446,7 +472,7 @@ local function reduction_kernels(def, op, fail, filter)
   end
   local per_type = { compare = def.compare }
   if type(def.compare) == "string" then per_type.compare = { any = def.compare } end
-  for _, field in ipairs { "combine", "reference", "identity", "compare", "map", "post", "accumulator", "output" } do
+  for _, field in ipairs { "combine", "reference", "identity", "start", "compare", "map", "post", "accumulator", "output" } do
     local v = per_type[field] or def[field]
     if type(v) == "table" then check_keys(v, field, fail) end
   end
@@ -503,9 +529,10 @@ local function reduction_kernels(def, op, fail, filter)
                     reference = lookup(def.reference, tname) }
       k.outputs, k.output_names = { out }, { "out" }
       if out.reference ~= nil then check_expression(out.reference, "reference", fail) end
-      k.identity = resolved("identity")
-      if k.identity == nil then fail("no identity for type '%s'", tname) end
-      check(k.identity, "identity", {})
+      local start = def.identity ~= nil and "identity" or "start"
+      k.identity, k.has_identity = resolved(start), start == "identity"
+      if k.identity == nil then fail("no %s for type '%s'", start, tname) end
+      check(k.identity, start, {})
       out.compare = parse_compare(lookup(per_type.compare, tname), "reduction", t, fail)
       if out.compare == "sum_bound" then
         k.bounded_post = M.BOUNDED_POSTS[k.post]

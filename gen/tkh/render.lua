@@ -36,7 +36,7 @@ local function kernel_names(k, prefix, oracle_dir, platform)
   local id = k.op.name .. "_" .. k.label
   local n = {
     id = id, label = k.label, op = k.op, type = k.type, steps = k.steps, binding = k.binding,
-    identity = k.identity, degradations = k.degradations, acc = k.acc, out_type = k.out_type,
+    identity = k.identity, has_identity = k.has_identity, degradations = k.degradations, acc = k.acc, out_type = k.out_type,
     map = k.map, post = k.post, bounded_post = k.bounded_post, index = k.index, better = k.better,
     args = k.args, inputs = k.inputs, scalars = k.scalars, outputs = {},
     columns = k.columns, stages = k.stages, map_tree = k.map_tree, post_tree = k.post_tree, reuse = k.reuse,
@@ -67,12 +67,14 @@ local function kernel_names(k, prefix, oracle_dir, platform)
       -- The ulp rule's bound on the platform built for (registry and manifest only: they
       -- are written once the platform is known), and the larger of the two (every other file).
       ulps = o.ulps and ops_loader.bound(o, platform), ulps_max = o.ulps and ops_loader.bound(o),
+      atol = o.atol,
       comparison = ops_loader.describe(o, platform),
     }
     n.outputs[i] = out
     if not seen_rule[o.compare] then seen_rule[o.compare], rules[#rules + 1] = true, o.compare end
     texts[#texts + 1] = (#k.outputs > 1 and o.name .. ": " or "") .. out.comparison
     if out.ulps then bound = math.max(bound or 0, out.ulps) end
+    if out.atol then n.abs_tolerance = math.max(n.abs_tolerance or 0, out.atol) end
   end
   -- The kernel's rule: its outputs' ("exact", "ulp", or "exact,ulp" where they differ).
   n.compare, n.ulp_bound, n.comparison = table.concat(rules, ","), bound, table.concat(texts, "; ")
@@ -240,7 +242,7 @@ function M.all(ops, opts, build_info)
     compare_header = opts.include_dir .. "/" .. opts.name .. "_compare.h",
     types_used = types_used, macros = macros, unmacros = unmacros, load = load, store = store,
     edge_list = edge_list, fold_element = fold_element,
-    ops_format_ulps = ops_loader.format_ulps, reduce_block = 256,
+    ops_format_ulps = ops_loader.format_ulps, ops_format_atol = ops_loader.format_atol, reduce_block = 256,
     bound_c = bound_c,
     guard = (opts.prefix .. "_" .. opts.name):upper(),
     kernels = kernels, units = units, ops = ops, op_files = table.concat(op_files, ", "),

@@ -157,7 +157,7 @@ int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const tk
     o->compared = 1;
     for (unsigned p = 1; p < count; ++p)
         k->merge(&folds[0], &folds[p]);
-    if (k->finish(&folds[0], (const void *const *)arrays->out, n, grid, block, &o->note) == n)
+    if (k->finish(&folds[0], (const void *const *)arrays->out, n, grid, block, &o->note))
         return 0;
     o->bad = 0;
     return 1;

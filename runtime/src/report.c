@@ -93,6 +93,7 @@ static value r_mismatch(const void *o)
 static value r_comparison(const void *o) { return text(KERNEL_TEXT(comparison)); }
 static value r_rule(const void *o) { return text(KERNEL_TEXT(compare_rule)); }
 static value r_bound(const void *o) { return (value){ .kind = F_REAL, .r = RUN(o)->kernel ? RUN(o)->kernel->ulp_bound : 0 }; }
+static value r_atol(const void *o) { return (value){ .kind = F_REAL, .r = RUN(o)->kernel ? RUN(o)->kernel->abs_tolerance : 0 }; }
 static value r_worst(const void *o) { return (value){ .kind = F_REAL, .r = RUN(o)->max_ulp_error }; }
 static value r_worst_at(const void *o)
 {
@@ -133,7 +134,7 @@ static const field run_fields[] = {
     { "cpu_oracle_compared", r_compared },
     { "cpu_oracle_matches", r_matches }, { "first_mismatch", r_mismatch },
     { "comparison", r_comparison }, { "compare_rule", r_rule }, { "ulp_bound", r_bound },
-    { "max_ulp_error", r_worst }, { "max_ulp_error_index", r_worst_at },
+    { "abs_tolerance", r_atol }, { "max_ulp_error", r_worst }, { "max_ulp_error_index", r_worst_at },
     { "kernel_source_fingerprint", r_source_fp },
     { "compiler", r_compiler }, { "compiler_fingerprint", r_compiler_fp },
     { "build_fingerprint", r_build_fp }, { "build_command", r_build_cmd },

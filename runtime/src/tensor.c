@@ -119,8 +119,14 @@ static tkh_status check_tensor(const char *fn, const tkh_context *ctx, const tkh
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s is on the %s, the first tensor on the "
             "%s: expected every tensor of a call on one side", fn, NAME, host ? "host" : "device",
             host ? "device" : "host");
+    int64_t elements = 1;
+    for (int d = 0; d < t->ndim; ++d)
+        elements = t->shape[d] == 0 ? 0 : elements;
+    if (elements == 0) /* no element to read or write: any data pointer (torch exports NULL) */
+        return TKH_OK;
     if (t->data == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s has NULL data", fn, NAME);
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s has NULL data and elements: expected NULL only for "
+            "a tensor of zero elements", fn, NAME);
     if (((uintptr_t)t->data + t->byte_offset) % operand->size != 0)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s at %p + byte_offset %" PRIu64
             " is not aligned to its element size (%zu bytes)", fn, NAME, t->data, t->byte_offset,
@@ -385,11 +391,28 @@ static tkh_status plan_reduction(const char *fn, tkhi_tensor_call *c, const tkh_
     int kept_end = merge_dims(p, c->arrays, kept_from, n);
     p->ndim = kept_end;
     if (p->reduce_count == 0 && p->count > 0) {
-        for (int d = 0; d < x->ndim; ++d)
-            if (c->reduced_axis[d] && x->shape[d] == 0)
-                return tkhi_fail(TKH_ERR_EMPTY, "%s: %s_%s reduces over zero elements (axis %d of tensor %s, "
-                    "shape %s, has size 0): expected at least one", fn, k->op, k->type, d, k->inputs[0].name,
-                    tkhi_format_dims(s1, sizeof s1, x->ndim, x->shape));
+        int d = 0;
+        while (!c->reduced_axis[d] || x->shape[d] != 0)
+            ++d;
+        if (!k->has_identity)
+            return tkhi_fail(TKH_ERR_EMPTY, "%s: %s_%s reduces over zero elements (axis %d of tensor %s, "
+                "shape %s, has size 0) and has no identity to give: expected at least one element (as NumPy "
+                "and torch refuse it)", fn, k->op, k->type, d, k->inputs[0].name,
+                tkhi_format_dims(s1, sizeof s1, x->ndim, x->shape));
+        /* Each output is the identity's post step: the kernel over one reduced dimension of
+         * size 0, which it folds nothing of. */
+        const int kept = p->ndim - p->reduced;
+        memmove(&p->size[1], &p->size[p->reduced], sizeof p->size[0] * (size_t)kept);
+        for (unsigned a = 0; a < c->arrays; ++a) {
+            memmove(&p->stride[a][1], &p->stride[a][p->reduced], sizeof p->stride[a][0] * (size_t)kept);
+            p->stride[a][0] = 0;
+        }
+        p->size[0] = 0;
+        p->reduced = 1;
+        p->ndim = 1 + kept;
+        p->mode = TKH_PLAN_ROWS;
+        c->flat = 0;
+        return TKH_OK;
     }
     /* Rows when the reduced elements lie together (or there is nothing else); columns
      * when the kept ones do. */
@@ -507,8 +530,8 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
     for (unsigned a = 0; a < c->arrays; ++a) {
         c->tensor[a] = a < kernel->arity ? args->inputs[a] : args->outputs[a - kernel->arity];
         const tkh_operand *operand = operand_at(c, a);
-        if (c->tensor[a] == NULL && tkhi_is_normalization(kernel) && a > 0 && a < kernel->arity) {
-            c->absent[a] = 1; /* a column not given: its default */
+        if (c->tensor[a] == NULL && a < kernel->arity && operand->default_value != NULL) {
+            c->absent[a] = 1; /* an optional input not given: its default */
             c->size[a] = operand->size;
             continue;
         }
@@ -519,7 +542,8 @@ tkh_status tkhi_tensor_prepare(const char *fn, const tkh_context *ctx, const tkh
         st = check_tensor(fn, ctx, c, a, operand);
         if (st != TKH_OK)
             return st;
-        c->base[a] = (unsigned char *)c->tensor[a]->data + c->tensor[a]->byte_offset;
+        c->base[a] = c->tensor[a]->data == NULL ? NULL /* no elements */
+            : (unsigned char *)c->tensor[a]->data + c->tensor[a]->byte_offset;
         c->size[a] = operand->size;
     }
     int64_t stride[TKH_MAX_ARRAYS][TKH_MAX_DIMS];

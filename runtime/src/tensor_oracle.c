@@ -131,9 +131,9 @@ static tkh_status check_reduction(const tkhi_tensor_call *c, const tkh_oracle_po
 {
     const tkh_kernel_info *k = c->kernel;
     const tkh_plan *p = &c->plan;
-    const size_t m = (size_t)p->reduce_count;
-    unsigned char *buf = malloc(m * c->size[0]);
-    int64_t *off = malloc((m < BATCH ? m : BATCH) * sizeof *off);
+    const size_t m = (size_t)p->reduce_count; /* 0: a reduction with an identity over no elements */
+    unsigned char *buf = malloc((m > 0 ? m : 1) * c->size[0]);
+    int64_t *off = malloc((m == 0 ? 1 : m < BATCH ? m : BATCH) * sizeof *off);
     if (buf == NULL || off == NULL) {
         free(buf);
         free(off);
@@ -158,7 +158,7 @@ static tkh_status check_reduction(const tkhi_tensor_call *c, const tkh_oracle_po
         for (unsigned j = 0; j < k->output_count; ++j)
             outs[j] = base[1 + j] + offset_at(p, p->reduced, p->ndim, out_stride[j], out) * (int64_t)c->size[1 + j];
         ++o->compared;
-        if (k->finish(&state, outs, m, c->fold_grid, c->fold_block, &o->note) != m)
+        if (!k->finish(&state, outs, m, c->fold_grid, c->fold_block, &o->note))
             o->bad = (size_t)out;
     }
     free(buf);

@@ -54,7 +54,7 @@ static void plan_shape(const tkh_context *ctx, tkhi_tensor_call *c, tkh_plan *p,
         split = split > 1 ? split : 1;
         /* chunks of whole 16-element steps, so that each block's vectors stay aligned */
         p->chunk = split == 1 ? p->reduce_count : ((p->reduce_count + split - 1) / split + 15) / 16 * 16;
-        p->split = (int)((p->reduce_count + p->chunk - 1) / p->chunk);
+        p->split = p->chunk > 0 ? (int)((p->reduce_count + p->chunk - 1) / p->chunk) : 1; /* 0: no elements */
         *block = rows ? k->block : TKH_PLAN_COLUMN_WIDTH * TKH_PLAN_COLUMN_ROWS;
         c->fold_grid = (unsigned)p->split;
         c->fold_block = rows ? k->block : TKH_PLAN_COLUMN_ROWS;
@@ -133,8 +133,9 @@ static tkh_status tensor_verdict(const tkhi_tensor_call *c, const tkhi_oracle *o
         tkhi_evidence(rep, "largest error %.3g of its bound (element %s)", o->note.worst,
             tkhi_format_index(c, (int64_t)o->note.worst_index, at, sizeof at));
     if (strstr(k->compare_rule, "ulp") != NULL)
-        tkhi_evidence(rep, "largest error %.3g ulps (output %s), bound %.6g ulps", o->note.worst,
-            tkhi_format_index(c, (int64_t)o->note.worst_index, at, sizeof at), k->ulp_bound);
+        tkhi_evidence(rep, "largest error %.3g ulps (output %s), bound %.6g ulps%s", o->note.worst,
+            tkhi_format_index(c, (int64_t)o->note.worst_index, at, sizeof at), k->ulp_bound, k->abs_tolerance > 0
+            ? " (outputs within the absolute floor of the reference counted as 0)" : "");
     return TKH_OK;
 }
 
@@ -197,8 +198,11 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
     tkh_status st = tkhi_host_streams(ctx);
     const pieces ps = plan_pieces(c, dev, ctx->chunk_bytes);
     const int d = ps.dim >= 0 ? ps.dim : dev->ndim - 1;
-    const int64_t per_row = dev->count / dev->size[d]; /* the plan's kept elements per row of dimension d */
-    const int64_t out_per_row = tkhi_plan_outputs(k, dev) / dev->size[d]; /* and output elements */
+    /* Rows of dimension d: pieces of ps.rows, or one piece of all (of none, for a reduced
+     * dimension of size 0). */
+    const int64_t rows = ps.dim >= 0 ? dev->size[d] : 1, step = ps.dim >= 0 ? ps.rows : 1;
+    const int64_t per_row = ps.dim >= 0 ? dev->count / rows : dev->count; /* kept elements a row */
+    const int64_t out_per_row = ps.dim >= 0 ? tkhi_plan_outputs(k, dev) / rows : 0; /* and outputs */
     const void *in[TKH_MAX_INPUTS];
     void *out[TKH_MAX_OUTPUTS];
     unsigned fold_grid = UINT_MAX;
@@ -206,7 +210,7 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
     run hook = { .ctx = ctx, .kernel = k, .corrupt_index = ctx->corrupt_index,
         .corrupt_bit = ctx->corrupt_bit, .report = report };
     ctx->corrupt_index = SIZE_MAX;
-    for (int64_t first = 0; first < dev->size[d] && st == TKH_OK; first += ps.rows) {
+    for (int64_t first = 0; first < rows && st == TKH_OK; first += step) {
         tkh_plan piece = *dev;
         if (ps.dim >= 0) {
             piece.size[d] = dev->size[d] - first < ps.rows ? dev->size[d] - first : ps.rows;
@@ -214,7 +218,7 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
             tkh_plan_magic(piece.wide ? 1 : (uint32_t)piece.size[d], &piece.magic[d], &piece.shift[d]);
         }
         for (unsigned a = 0; a < k->arity && st == TKH_OK; ++a) {
-            if (c->absent[a]) { /* a column not given: the kernel uses its default */
+            if (c->absent[a] || c->hi[a] < c->lo[a]) { /* not given (its default), or no elements to read */
                 in[a] = NULL;
                 continue;
             }
@@ -276,7 +280,7 @@ static tkh_status host_device_work(tkhi_tensor_call *c, tkh_context *ctx, const 
         c->fold_grid = fold_grid; /* the sum bound holds for every piece's split */
     if (st == TKH_OK && ps.dim >= 0)
         tkhi_evidence(report, "in %" PRId64 " pieces of %" PRId64 " rows of plan dimension %d (about %zu bytes "
-            "of each array a piece)", (dev->size[d] + ps.rows - 1) / ps.rows, ps.rows, d, ctx->chunk_bytes);
+            "of each array a piece)", (rows + step - 1) / step, step, d, ctx->chunk_bytes);
     if (st == TKH_OK)
         tkhi_evidence(report, "copied dense outputs back");
     return st;
@@ -332,7 +336,7 @@ static tkh_status check_on_host(tkhi_tensor_call *c, tkh_context *ctx, const tkh
     for (unsigned a = 0; a < c->arrays && st == TKH_OK; ++a) {
         const size_t bytes = tkhi_span_bytes(c, a);
         base[a] = NULL;
-        if (c->absent[a])
+        if (c->absent[a] || bytes == 0) /* not given, or no elements */
             continue;
         if ((copy[a] = malloc(bytes)) == NULL) {
             st = tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu bytes to check tensor %u failed", c->fn, bytes, a);
@@ -482,7 +486,7 @@ tkh_status tkhi_normalization_flat(const char *fn, tkh_context *ctx, const tkh_k
             (int64_t *)&shape, NULL, 0 };
         tkh_dlpack_dtype(o->type, &t[a].dtype);
         if (a < k->arity)
-            in[a] = a > 0 && data == NULL ? NULL : &t[a]; /* a column not given: its default */
+            in[a] = data == NULL && o->default_value != NULL ? NULL : &t[a]; /* not given: its default */
         else
             out[0] = &t[a];
     }
@@ -507,8 +511,9 @@ const tkh_kernel_info *tkh_registry_match(const tkh_registry *registry, const ch
         if (strcmp(k->op, op) != 0 || k->arity != args->input_count || k->output_count != args->output_count)
             continue;
         int fits = 1;
-        for (unsigned a = 0; a < k->arity && fits; ++a)
-            fits = args->inputs[a] != NULL && dtype_is(args->inputs[a], k->inputs[a].type);
+        for (unsigned a = 0; a < k->arity && fits; ++a) /* an absent optional input fits any type */
+            fits = args->inputs[a] != NULL ? dtype_is(args->inputs[a], k->inputs[a].type)
+                : k->inputs[a].default_value != NULL;
         for (unsigned o = 0; o < k->output_count && fits; ++o)
             fits = args->outputs[o] != NULL && dtype_is(args->outputs[o], k->outputs[o].type);
         if (fits)

@@ -6,6 +6,7 @@
  * seed (TKH_TEST_SEED replays another). Exits 77 (skipped) when there is no device. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -319,6 +320,159 @@ static void device_tensors_checked(void **state)
     free(x);
 }
 
+/* An output element of type 'type' as a double (bool as 0 or 1). */
+static double as_double(const char *type, const unsigned char *v)
+{
+    union { int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint8_t u8; uint16_t u16; uint32_t u32;
+        uint64_t u64; float f32; double f64; } x;
+    memcpy(&x, v, 8);
+    return strcmp(type, "f64") == 0 ? x.f64 : strcmp(type, "f32") == 0 ? x.f32
+        : strcmp(type, "f16") == 0 ? tkh_f16_to_f32(x.u16) : strcmp(type, "bf16") == 0 ? tkh_bf16_to_f32(x.u16)
+        : strcmp(type, "i8") == 0 ? x.i8 : strcmp(type, "i16") == 0 ? x.i16 : strcmp(type, "i32") == 0 ? x.i32
+        : strcmp(type, "i64") == 0 ? (double)x.i64 : strcmp(type, "u16") == 0 ? x.u16
+        : strcmp(type, "u32") == 0 ? x.u32 : strcmp(type, "u64") == 0 ? (double)x.u64 : x.u8;
+}
+
+/* A reduction over no elements, worked by hand (numpy and torch give the same); NaN for
+ * mean's 0 / 0; 'refused' where there is no identity (amin, amax, argmin, argmax). */
+static int empty_value(const char *op, double *value)
+{
+    static const struct { const char *op; double value; } known[] = {
+        { "sum", 0 }, { "sumsq", 0 }, { "norm2", 0 }, { "count_nonzero", 0 }, { "any", 0 }, { "all", 1 },
+        { "mean", NAN },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
+        if (strcmp(known[i].op, op) == 0) {
+            *value = known[i].value;
+            return 1;
+        }
+    return 0;
+}
+
+/* What torch and NumPy users meet at the edges, for every kernel, on host and device
+ * tensors: tensors of zero elements with NULL data (as torch exports them), reductions
+ * over an empty axis (the identity, checked by the oracle and against the value worked
+ * out by hand, or TKH_ERR_EMPTY without one), and normalizations' optional columns left
+ * out by name in every combination. */
+static void edges_torch_users_meet(void **state)
+{
+    (void)state;
+    const tkh_registry *reg = tkh_registry_core();
+    const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 }, off = { TKH_ORACLE_OFF, 0, 0 };
+    assert_int_equal(tkh_context_set_device_oracle(ctx, &full), TKH_OK);
+    unsigned char *d_out;
+    assert_int_equal(hipMalloc((void **)&d_out, 3 * 8), hipSuccess);
+    size_t runs = 0;
+    uint64_t s = seed;
+    for (int on_device = 0; on_device < 2; ++on_device) {
+        const DLDevice where = on_device ? device() : (DLDevice){ kDLCPU, 0 };
+        for (size_t i = 0; i < reg->count; ++i) {
+            const tkh_kernel_info *k = reg->kernels[i];
+            unsigned char scalar_values[TKH_MAX_SCALARS][8], host_out[TKH_MAX_OUTPUTS][3 * 8];
+            const void *scalars[TKH_MAX_SCALARS];
+            for (unsigned j = 0; j < k->scalar_count; ++j) {
+                fill(&k->scalars[j], scalar_values[j], 1, 1, &s);
+                scalars[j] = scalar_values[j];
+            }
+            const int64_t s03[2] = { 0, 3 }, s3[1] = { 3 }, s0[1] = { 0 }, axis0 = 0;
+            const int reduction = strcmp(k->shape, "reduction") == 0;
+            const int post = strcmp(k->shape, "normalization") == 0 && k->out_count == 1;
+            DLTensor t[TKH_MAX_ARRAYS];
+            const DLTensor *in[TKH_MAX_INPUTS], *out[TKH_MAX_OUTPUTS];
+            for (unsigned a = 0; a < k->arity + k->output_count; ++a) {
+                const tkh_operand *op = a < k->arity ? &k->inputs[a] : &k->outputs[a - k->arity];
+                const int column = a > 0 && a < k->arity && strcmp(k->shape, "normalization") == 0;
+                const int kept = a >= k->arity && (reduction || post); /* the outputs of axis 0 reduced: [3] */
+                void *data = !kept ? NULL : on_device ? (void *)(d_out + 0) : host_out[a - k->arity];
+                t[a] = (DLTensor){ data, where, column || kept ? 1 : 2, dtype_of(op->type),
+                    (int64_t *)(column ? s0 : kept ? s3 : s03), NULL, 0 };
+                *(a < k->arity ? &in[a] : &out[a - k->arity]) = &t[a];
+            }
+            const tkh_tensor_args args = { in, k->arity, out, k->output_count, scalars, k->scalar_count,
+                &axis0, reduction || strcmp(k->shape, "normalization") == 0 ? 1 : 0, 0, NULL };
+            tkh_report r;
+            const tkh_status st = tkh_tensor_call(ctx, k, &args, &r);
+            double want;
+            ++runs;
+            if (!reduction && !post) { /* no elements: nothing to run */
+                if (st != TKH_OK)
+                    fail_msg("%s_%s over [0, 3] with NULL data (%s): %s", k->op, k->type,
+                        on_device ? "device" : "host", r.message);
+                continue;
+            }
+            if (!k->has_identity || !empty_value(k->op, &want)) {
+                if (st != TKH_ERR_EMPTY || k->has_identity)
+                    fail_msg("%s_%s over an empty axis (%s): expected TKH_ERR_EMPTY (no identity%s), got %s: %s",
+                        k->op, k->type, on_device ? "device" : "host", k->has_identity ? " worked out here" : "",
+                        tkh_status_name(st), r.message);
+                continue;
+            }
+            if (st != TKH_OK || !r.oracle_matches || r.oracle_compared != 3)
+                fail_msg("%s_%s over the empty axis 0 of [0, 3] (%s): %s", k->op, k->type,
+                    on_device ? "device" : "host", r.message);
+            unsigned char got[3 * 8];
+            if (on_device)
+                assert_int_equal(hipMemcpy(got, d_out, 3 * k->outputs[0].size, hipMemcpyDeviceToHost), hipSuccess);
+            else
+                memcpy(got, host_out[0], 3 * k->outputs[0].size);
+            for (int e = 0; e < 3; ++e) {
+                const double v = as_double(k->outputs[0].type, got + e * k->outputs[0].size);
+                if (!(v == want || (isnan(v) && isnan(want))))
+                    fail_msg("%s_%s over no elements gave %g, expected %g", k->op, k->type, v, want);
+            }
+        }
+        /* layer_norm and rms_norm by name, each optional column given or left out */
+        for (size_t i = 0; i < reg->count; ++i) {
+            const tkh_kernel_info *k = reg->kernels[i];
+            if (strcmp(k->op, "layer_norm") != 0 && strcmp(k->op, "rms_norm") != 0)
+                continue;
+            for (unsigned given = 0; given < 1u << (k->arity - 1); ++given) {
+                const int64_t shape[2] = { 5, 33 }, n[1] = { 33 }, axis = -1;
+                tensor t[TKH_MAX_ARRAYS];
+                const DLTensor *in[TKH_MAX_INPUTS], *out[1];
+                in[0] = make(&t[0], &k->inputs[0], 2, shape, NULL, 1, &s);
+                for (unsigned a = 1; a < k->arity; ++a) {
+                    t[a].buffer = NULL;
+                    in[a] = given >> (a - 1) & 1 ? make(&t[a], &k->inputs[a], 1, n, NULL, 1, &s) : NULL;
+                }
+                out[0] = make(&t[k->arity], &k->outputs[0], 2, shape, NULL, 0, &s);
+                unsigned char *d[TKH_MAX_ARRAYS] = { NULL };
+                DLTensor dt[TKH_MAX_ARRAYS];
+                if (on_device) /* the same tensors, copied to the device */
+                    for (unsigned a = 0; a <= k->arity; ++a) {
+                        const DLTensor *h = a < k->arity ? in[a] : out[0];
+                        if (h == NULL)
+                            continue;
+                        const size_t bytes = (size_t)(h->ndim == 2 ? 5 * 33 : 33) * k->inputs[0].size;
+                        assert_int_equal(hipMalloc((void **)&d[a], bytes), hipSuccess);
+                        assert_int_equal(hipMemcpy(d[a], h->data, bytes, hipMemcpyHostToDevice), hipSuccess);
+                        dt[a] = *h;
+                        dt[a].data = d[a];
+                        dt[a].device = where;
+                        *(a < k->arity ? &in[a] : &out[0]) = &dt[a];
+                    }
+                double eps = 1e-5;
+                float eps32 = 1e-5f;
+                const void *sc[1] = { k->scalars[0].size == 8 ? (const void *)&eps : (const void *)&eps32 };
+                const tkh_tensor_args args = { in, k->arity, out, 1, sc, 1, &axis, 1, 0, NULL };
+                tkh_report r;
+                if (tkh_tensor_op(ctx, reg, k->op, &args, &r) != TKH_OK || !r.oracle_matches
+                    || tkh_registry_match(reg, k->op, &args) != k)
+                    fail_msg("%s by name with %s_%s's columns %u given (%s): %s", k->op, k->op, k->type, given,
+                        on_device ? "device" : "host", r.message);
+                for (unsigned a = 0; a <= k->arity; ++a) {
+                    free(t[a].buffer);
+                    hipFree(d[a]);
+                }
+                ++runs;
+            }
+        }
+    }
+    assert_int_equal(tkh_context_set_device_oracle(ctx, &off), TKH_OK);
+    hipFree(d_out);
+    printf("%zu edge calls passed\n", runs);
+}
+
 /* Host tensors past the context's chunk size (16 MiB) go in pieces: a transposed input
  * (sent whole) plus a row bias, and a sum over rows of [5000, 3001]. */
 static void host_tensors_in_pieces(void **state)
@@ -371,6 +525,7 @@ int main(void)
         cmocka_unit_test(every_kernel_over_tensors),
         cmocka_unit_test(device_tensors_checked),
         cmocka_unit_test(host_tensors_in_pieces),
+        cmocka_unit_test(edges_torch_users_meet),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     tkh_context_destroy(ctx);

@@ -94,7 +94,8 @@ static int host_sum_plan(const void *const *in, void *const *out, const void *co
 {
     (void)scalars, (void)grid, (void)block, (void)stream;
     if (p->split < 1 || p->split > TKH_PLAN_MAX_SPLIT || (p->split > 1 && scratch == NULL)
-        || (int64_t)(p->split - 1) * p->chunk >= p->reduce_count || (int64_t)p->split * p->chunk < p->reduce_count)
+        || (p->reduce_count > 0 && (int64_t)(p->split - 1) * p->chunk >= p->reduce_count)
+        || (int64_t)p->split * p->chunk < p->reduce_count)
         return 1; /* hipErrorInvalidValue */
     int32_t *partial = scratch;
     for (int64_t o = 0; o < p->count; ++o) {
@@ -130,12 +131,12 @@ static void fold_sum(const void *input, size_t first, size_t count, tkh_fold *st
     memcpy(state->acc, &s, sizeof s);
 }
 
-static size_t finish_sum(const tkh_fold *state, const void *const *outputs, size_t n, unsigned grid,
+static int finish_sum(const tkh_fold *state, const void *const *outputs, size_t n, unsigned grid,
     unsigned block, tkh_check_note *note)
 {
-    (void)grid, (void)block;
+    (void)n, (void)grid, (void)block;
     if (memcmp(state->acc, outputs[0], 4) == 0)
-        return n;
+        return 1;
     snprintf(note->detail, sizeof note->detail, "got %d", (int)*(const int32_t *)outputs[0]);
     return 0;
 }
@@ -146,7 +147,7 @@ static size_t check_sum(const void *const *in, const void *const *out, const voi
     (void)scalars;
     tkh_fold state = { 0 };
     fold_sum(in[0], 0, n, &state);
-    return finish_sum(&state, out, n, grid, block, note);
+    return finish_sum(&state, out, n, grid, block, note) ? n : 0;
 }
 
 static const tkh_operand i32s[] = { { "lhs", "i32", 4, NULL, 0 }, { "rhs", "i32", 4, NULL, 0 } };
@@ -164,7 +165,10 @@ static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0 } };
 
 static const tkh_kernel_info add = { KERNEL("add", "elementwise", 2, 0, 0, host_add, check_add, host_add_plan) };
 static const tkh_kernel_info sum = { KERNEL("sum", "reduction", 1, 1, 8, host_sum, check_sum, host_sum_plan),
-    .fold = fold_sum, .finish = finish_sum };
+    .fold = fold_sum, .finish = finish_sum, .has_identity = 1 };
+/* The same fold declared without an identity (as amax is): zero elements refused. */
+static const tkh_kernel_info sum_start = { KERNEL("sum_start", "reduction", 1, 1, 8, host_sum, check_sum,
+    host_sum_plan), .fold = fold_sum, .finish = finish_sum };
 /* A normalization: out = (x - the row's sum) * w, w a column (1 when not given); as a post
  * step ("rowsum"), the row's sum. Integers wrap, so the check is exact. */
 static int32_t row_sum(const int32_t *x, size_t n)
@@ -242,13 +246,14 @@ static int no_flat_launch(const void *const *in, void *const *out, const void *c
     return 1; /* a normalization's flat calls go through the plan */
 }
 
+static const tkh_operand x_weight[] = { { "lhs", "i32", 4, NULL, 0, 0, NULL }, { "rhs", "i32", 4, NULL, 0, 0, "1" } };
 static const tkh_kernel_info center = { KERNEL("center", "normalization", 2, 0, 0, no_flat_launch, check_add,
-    host_center_plan), .check_row = check_center_row };
+    host_center_plan), .check_row = check_center_row, .inputs = x_weight };
 static const tkh_kernel_info rowsum = { KERNEL("rowsum", "normalization", 1, 1, 0, no_flat_launch, check_add,
     host_rowsum_plan), .check_row = check_rowsum_row };
 
-static const tkh_kernel_info *const kernels[] = { &add, &sum };
-static const tkh_registry registry = { "fake", kernels, 2 };
+static const tkh_kernel_info *const kernels[] = { &add, &sum, &center };
+static const tkh_registry registry = { "fake", kernels, 3 };
 
 static const DLDataType I32 = { kDLInt, 32, 1 };
 
@@ -513,8 +518,6 @@ static void test_bad_tensors(void **state)
     expect(sum_call(ctx, make(&a, m, 2, s23, NULL), &axis0, 1, 0, make(&o, out, 1, s2, NULL), NULL),
         TKH_ERR_INVALID_ARGUMENT, "tensor out has shape [2]: expected [3] (the input's shape [2, 3] reduced)");
     const int64_t s03[2] = { 0, 3 };
-    expect(sum_call(ctx, make(&a, m, 2, s03, NULL), &axis0, 1, 0, make(&o, out, 1, s3, NULL), NULL),
-        TKH_ERR_EMPTY, "reduces over zero elements (axis 0 of tensor lhs, shape [0, 3], has size 0)");
     /* no elements: success without work */
     assert_int_equal(add_call(ctx, make(&a, m, 2, s03, NULL), make(&b, m, 1, s3, NULL), make(&o, out, 2, s03, NULL), NULL), TKH_OK);
     /* dispatch by dtype */
@@ -525,6 +528,78 @@ static void test_bad_tensors(void **state)
     b.t.dtype = (DLDataType){ kDLFloat, 16, 1 };
     expect(tkh_tensor_op(ctx, &registry, "add", &args, NULL), TKH_ERR_NOT_FOUND,
         "no kernel of op 'add' taking 2 input and 1 output tensors of dtypes i32, f16, i32");
+    tkh_context_destroy(ctx);
+}
+
+/* What torch and NumPy users meet at the edges: zero-element tensors (torch exports their
+ * data as NULL), reductions over an empty axis (the identity, or a refusal without one),
+ * and optional operands left out of a call by name. */
+static void test_edges(void **state)
+{
+    tkh_context *ctx = context();
+    if (*state != NULL) { /* on the (fake) device, checked under the device oracle */
+        const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+        assert_int_equal(tkh_context_set_device_oracle(ctx, &full), TKH_OK);
+    }
+    const DLDevice where = *state != NULL ? (DLDevice){ kDLROCM, 0 } : (DLDevice){ kDLCPU, 0 };
+    tkh_report r;
+    int32_t row[3] = { 1, 2, 3 }, sums[3] = { 7, 7, 7 }, m[6] = { 1, 2, 3, 4, 5, 6 }, out[6];
+    tensor a, b, o, w;
+    const int64_t s03[2] = { 0, 3 }, s30[2] = { 3, 0 }, s3[1] = { 3 }, s0[1] = { 0 }, s23[2] = { 2, 3 };
+    const int64_t axis0 = 0, axis1 = 1;
+#define ON(x, ...) (make(x, __VA_ARGS__), (x)->t.device = where, (const DLTensor *)&(x)->t)
+    /* elementwise: [0, 3] + [3] into [0, 3], both empty ones with NULL data */
+    assert_int_equal(add_call(ctx, ON(&a, NULL, 2, s03, NULL), ON(&b, row, 1, s3, NULL),
+        ON(&o, NULL, 2, s03, NULL), &r), TKH_OK);
+    assert_true(has_evidence(&r, "no elements: nothing to run"));
+    /* NULL data with elements is still refused */
+    expect(add_call(ctx, ON(&a, NULL, 1, s3, NULL), ON(&b, row, 1, s3, NULL),
+        ON(&o, out, 1, s3, NULL), NULL), TKH_ERR_NULL_POINTER,
+        "tensor input 0 (lhs) has NULL data and elements: expected NULL only for a tensor of zero elements");
+    /* sum over the empty axis 0 of [0, 3]: three identities, each checked by the oracle */
+    assert_int_equal(sum_call(ctx, ON(&a, NULL, 2, s03, NULL), &axis0, 1, 0, ON(&o, sums, 1, s3, NULL),
+        &r), TKH_OK);
+    const int32_t zeros[3] = { 0, 0, 0 };
+    assert_memory_equal(sums, zeros, sizeof sums);
+    assert_true(r.oracle_checked && r.oracle_matches);
+    assert_int_equal(r.oracle_compared, 3);
+    /* ... the whole of an empty tensor, keepdims [1, 1] */
+    const int64_t s11[2] = { 1, 1 };
+    sums[0] = 7;
+    assert_int_equal(sum_call(ctx, ON(&a, NULL, 2, s30, NULL), NULL, 0, 1, ON(&o, sums, 2, s11, NULL),
+        &r), TKH_OK);
+    assert_int_equal(sums[0], 0);
+    /* ... a wrong identity is caught (the corruption hook is the host path's) */
+    if (*state == NULL) {
+        assert_int_equal(tkh_context_corrupt_next_output(ctx, 1, 0), TKH_OK);
+        expect(sum_call(ctx, ON(&a, NULL, 2, s03, NULL), &axis0, 1, 0, ON(&o, sums, 1, s3, NULL), &r),
+            TKH_ERR_ORACLE_MISMATCH, "sum_i32: element [:, 1] of the reduction differs from the CPU oracle: got 1");
+    }
+    /* over axis 1 of [0, 3]: no outputs at all */
+    assert_int_equal(sum_call(ctx, ON(&a, NULL, 2, s03, NULL), &axis1, 1, 0, ON(&o, NULL, 1, s0, NULL),
+        &r), TKH_OK);
+    /* a reduction without an identity refuses */
+    const DLTensor *in1[1] = { ON(&a, NULL, 2, s03, NULL) }, *out1[1] = { ON(&o, sums, 1, s3, NULL) };
+    const tkh_tensor_args no_identity = { in1, 1, out1, 1, NULL, 0, &axis0, 1, 0, NULL };
+    expect(tkh_tensor_call(ctx, &sum_start, &no_identity, NULL), TKH_ERR_EMPTY, "sum_start_i32 reduces over zero "
+        "elements (axis 0 of tensor lhs, shape [0, 3], has size 0) and has no identity to give");
+    /* a normalization over [2, 3] by name, its optional column left out (NULL), then given */
+    const DLTensor *in2[2] = { ON(&a, m, 2, s23, NULL), NULL }, *out2[1] = { ON(&o, out, 2, s23, NULL) };
+    const tkh_tensor_args by_name = { in2, 2, out2, 1, NULL, 0, &axis1, 1, 0, NULL };
+    assert_ptr_equal(tkh_registry_match(&registry, "center", &by_name), &center);
+    assert_int_equal(tkh_tensor_op(ctx, &registry, "center", &by_name, &r), TKH_OK);
+    const int32_t centred[6] = { -5, -4, -3, -11, -10, -9 };
+    assert_memory_equal(out, centred, sizeof out);
+    assert_true(has_evidence(&r, "not given (its default)"));
+    in2[1] = ON(&w, row, 1, s3, NULL);
+    assert_int_equal(tkh_tensor_op(ctx, &registry, "center", &by_name, &r), TKH_OK);
+    assert_int_equal(out[5], -27);
+    /* a required operand left out matches nothing */
+    const DLTensor *in3[2] = { ON(&a, m, 2, s23, NULL), NULL };
+    const tkh_tensor_args no_rhs = { in3, 2, out2, 1, NULL, 0, NULL, 0, 0, NULL };
+    expect(tkh_tensor_op(ctx, &registry, "add", &no_rhs, NULL), TKH_ERR_NOT_FOUND, "of dtypes i32, NULL, i32");
+    expect(tkh_tensor_call(ctx, &add, &no_rhs, NULL), TKH_ERR_NULL_POINTER, "tensor input 1 (rhs) is NULL");
+#undef ON
     tkh_context_destroy(ctx);
 }
 
@@ -831,6 +906,7 @@ static void every_platform_call_can_fail(void **state)
 int main(void)
 {
     static size_t small_pieces = 16; /* bytes: a row or so of these tests' tensors a piece */
+    static int on_device = 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadcast_by_hand),
         cmocka_unit_test_prestate(test_broadcast_by_hand, &small_pieces),
@@ -838,6 +914,8 @@ int main(void)
         cmocka_unit_test_prestate(test_normalizations_by_hand, &small_pieces),
         cmocka_unit_test(test_bad_tensors),
         cmocka_unit_test(test_mismatch_names_index),
+        cmocka_unit_test(test_edges),
+        cmocka_unit_test_prestate(test_edges, &on_device),
         cmocka_unit_test(test_device_tensors),
         cmocka_unit_test(test_split_reductions),
         cmocka_unit_test(test_random_broadcasts),

@@ -238,6 +238,40 @@ static void ops_reject_bad_signatures(void **state)
         "'arity' is the short form of 'inputs' and 'outputs': give one or the other");
 }
 
+#define RED_OPS(fields) "ops([[\nreduction { name = 'r', semantics = 's', types = { 'i32' }, " fields " }\n]])"
+#define KERNEL_OF(ops, what) "local k = " ops "[1].kernels[1]\nreturn " what
+
+/* A reduction's identity is also its value over no elements; one without declares where
+ * its folds start instead, and refuses zero elements. */
+static void ops_reductions_declare_an_identity_or_a_start(void **state)
+{
+    expect_text(*state, KERNEL_OF(RED_OPS("combine = 'a + b', identity = '(ACC)0'"),
+        "tostring(k.has_identity) .. ' ' .. k.identity"), "true (ACC)0");
+    expect_text(*state, KERNEL_OF(RED_OPS("combine = 'a > b ? a : b', start = 'TMIN'"),
+        "tostring(k.has_identity) .. ' ' .. k.identity"), "false TMIN");
+    expect_error(*state, "return " RED_OPS("combine = 'a + b'"),
+        ":1: op 'r': missing field 'identity' (what a reduction over no elements gives, and where folds start), "
+        "or 'start'");
+    expect_error(*state, "return " RED_OPS("combine = 'a + b', identity = '0', start = '0'"),
+        "'identity' and 'start' both given");
+    expect_error(*state, "return " RED_OPS("better = 'b < a', start = '0'"), "'start' is not for an index-aware reduction");
+}
+
+/* The ulp rule's absolute floor, atol: a finite number >= 0, with ulps. */
+static void ops_compare_takes_an_absolute_floor(void **state)
+{
+#define ULP_OPS(compare) "ops([[\nelementwise { name = 'x', arity = 1, semantics = 's', types = { 'f32' }, " \
+    "compute = 'exp(a)', compare = " compare " }\n]])"
+    expect_text(*state, KERNEL_OF(ULP_OPS("{ ulps = 4, atol = 0x1p-126 }"), "k.outputs[1].compare .. ' ' .. "
+        "require('tkh.ops').format_atol(k.outputs[1].atol) .. ' ' .. require('tkh.ops').format_atol(1e-30)"),
+        "ulp 1.1754943508222875e-38 1e-30");
+    expect_error(*state, "return " ULP_OPS("{ ulps = 4, atol = -1 }"), "compare atol must be a finite number >= 0, got -1");
+    expect_error(*state, "return " ULP_OPS("{ ulps = 4, atol = 1/0 }"), "compare atol must be a finite number >= 0, got inf");
+    expect_error(*state, "return " ULP_OPS("{ atol = 1 }"), "compare { atol = ... } needs its bound in ulps too");
+    expect_error(*state, "return " ULP_OPS("{ ulps = 4, rtol = 1 }"), "unknown compare field 'rtol' (known: ulps, atol)");
+#undef ULP_OPS
+}
+
 /* Expressions parsed and written back as error-bound C (gen/tkh/expr.lua). */
 #define EXPR_ENV                                                                             \
     "local E = require 'tkh.expr'\n"                                                         \
@@ -295,7 +329,8 @@ int main(void)
         T(ops_check_operands_against_arity), T(ops_reject_code_outside_one_expression),
         T(ops_filter_types), T(ops_declare_signatures), T(ops_reject_bad_signatures),
         T(expressions_carry_error_bounds), T(expressions_reject_what_no_bound_follows),
-        T(expressions_rewrite_a_subexpression),
+        T(expressions_rewrite_a_subexpression), T(ops_reductions_declare_an_identity_or_a_start),
+        T(ops_compare_takes_an_absolute_floor),
     };
     return cmocka_run_group_tests_name("generator", tests, NULL, NULL);
 }

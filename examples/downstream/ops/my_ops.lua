@@ -80,6 +80,20 @@ elementwise {
   compare = { f32 = { ulps = { nvidia = 4, amd = 5 } }, f64 = { ulps = { nvidia = 3, amd = 5 } } },
 }
 
+-- The textbook sigmoid, named like TokitaiHip's own (a downstream catalog's symbols carry
+-- its prefix and its registry is searched on its own). Below a = -88.7, e^-a overflows
+-- f32 and the result is 0 where the true value is a subnormal float (up to 2.9e-39),
+-- millions of ulps of the subnormal grid away: the absolute floor, the smallest normal
+-- f32, says such results count as close enough (numpy.allclose's atol).
+elementwise {
+  name = "sigmoid",
+  arity = 1,
+  types = { "f32" },
+  semantics = "1 / (1 + e^-a), as written; results within 2^-126 of the reference pass",
+  compute = { float = "(T)1 / ((T)1 + exp(-a))" },
+  compare = { ulps = 4, atol = 0x1p-126 },
+}
+
 -- A reduction in four parts: map each element to an i64, add them, then divide by n in
 -- f64 (the mean absolute value); exact, so the oracle compares the bits.
 reduction {

@@ -71,9 +71,10 @@ typedef void (*tkh_fold_fn)(const void *input, size_t first, size_t count, tkh_f
 /* Folds *later (over input after that of *state) into *state. */
 typedef void (*tkh_merge_fn)(tkh_fold *state, const tkh_fold *later);
 
-/* Compares a reduction's output with the folded state of all n inputs, like
- * tkh_check_fn: n when it agrees, else 0 with what differed in note->detail. */
-typedef size_t (*tkh_finish_fn)(const tkh_fold *state, const void *const *outputs, size_t n,
+/* Compares a reduction's output with the folded state of all n inputs (n may be 0, for
+ * a reduction with an identity): 1 when it agrees, else 0 with what differed in
+ * note->detail. */
+typedef int (*tkh_finish_fn)(const tkh_fold *state, const void *const *outputs, size_t n,
     unsigned grid, unsigned block, tkh_check_note *note);
 
 /* A normalization's check of one row of n elements: its input arrays gathered
@@ -92,6 +93,12 @@ typedef struct tkh_operand {
     size_t size;                      /* bytes per element (per value, for a scalar) */
     const char *compare_rule;         /* outputs: "exact", "sum_bound" or "ulp"; else NULL */
     double ulp_bound;                 /* outputs under the ulp rule: the bound in ulps */
+    double abs_tolerance;             /* outputs under the ulp rule: an absolute floor, as
+                                         declared with compare = { ulps = N, atol = A }: a
+                                         result within A of the reference passes (0: none) */
+    const char *default_value;        /* inputs that may be absent (NULL: a normalization's
+                                         column with a default): the value taken instead,
+                                         as declared ("1"); NULL for required operands */
 } tkh_operand;
 
 /* One generated kernel and its contract. Lists are NULL-terminated. */
@@ -110,6 +117,9 @@ typedef struct tkh_kernel_info {
     unsigned scalar_count;
     const tkh_operand *scalars;       /* NULL when there are none */
     size_t out_count;                 /* elements of each output: 0 means n (elementwise) */
+    int has_identity;                 /* reductions: a reduction over no elements gives the
+                                         identity (its post step with n = 0); 0: it is
+                                         refused with TKH_ERR_EMPTY (amax, argmin) */
     size_t scratch_size;              /* device bytes per block of the grid (reductions) */
     unsigned block;                   /* threads per block */
     unsigned vector_width;            /* elements per thread and step on aligned buffers */
@@ -119,6 +129,7 @@ typedef struct tkh_kernel_info {
     const char *compare_rule;         /* "exact", "sum_bound" or "ulp" (docs/semantics.md); the
                                          outputs' rules joined by ',' where they differ */
     double ulp_bound;                 /* the largest of the outputs' ulp bounds; else 0 */
+    double abs_tolerance;             /* the largest of the outputs' absolute floors; else 0 */
     const char *comparison;           /* how the oracle compares, in words */
     const char *platform;             /* "amd" or "nvidia" */
     const char *const *targets;       /* what it was compiled for: "gfx90a:xnack-", "sm_90" */

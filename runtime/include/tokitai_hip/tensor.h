@@ -53,13 +53,18 @@ typedef struct tkh_tensor_args {
  * stream; with a device oracle policy other than off (tkh_context_set_device_oracle), the
  * call then waits for the stream, copies the inputs and outputs back and checks them the
  * same way. Dimensions that can be merged are; a call whose tensors are all compact and
- * of the same shape runs the flat kernels (tkh_kernel_call, tkh_kernel_enqueue). Zero
- * elements (an elementwise call, or a reduction without outputs) is success without work.
+ * of the same shape runs the flat kernels (tkh_kernel_call, tkh_kernel_enqueue). A tensor
+ * of zero elements may have any data pointer, NULL included (torch exports them so): an
+ * elementwise call, a normalization's map or a reduction without outputs over zero
+ * elements is success without work; a reduction over zero elements per output gives its
+ * identity (kernel->has_identity; sum 0, mean NaN), computed and checked like any other
+ * result. An optional input (operand default_value not NULL) may be NULL: its default.
  * 'report' may be NULL; when given it is always filled, on failure too, with the plan in
  * its evidence (shapes, strides, the broadcast).
  * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_ARITY, TKH_ERR_INVALID_ARGUMENT (a dtype, device,
  * rank, shape, stride or axis that does not fit, naming the tensor, the value and what was
- * expected), TKH_ERR_EMPTY (a reduction over zero elements), TKH_ERR_SIZE_OVERFLOW,
+ * expected), TKH_ERR_EMPTY (a reduction without an identity, or a normalization's post
+ * step, over zero elements), TKH_ERR_SIZE_OVERFLOW,
  * TKH_ERR_OVERLAP (an output that overlaps an input other than exactly, another output, or
  * itself), and every failure of tkh_kernel_call (host tensors) or tkh_kernel_enqueue
  * (device tensors; TKH_ERR_SYNC, TKH_ERR_COPY, TKH_ERR_ORACLE_MISMATCH under a device oracle
@@ -69,7 +74,8 @@ TKH_API tkh_status tkh_tensor_call(tkh_context *ctx, const tkh_kernel_info *kern
 
 /* The kernel of 'op' in 'registry' whose array operands' types are the dtypes of the
  * tensors in 'args' (inputs, then outputs), or NULL (also for NULL arguments and for
- * dtypes that are no type of ours). */
+ * dtypes that are no type of ours). An optional input left out (NULL) matches any type;
+ * a required one left out, nothing. */
 TKH_API const tkh_kernel_info *tkh_registry_match(const tkh_registry *registry, const char *op,
     const tkh_tensor_args *args);
 
