@@ -342,26 +342,52 @@ end
 -- argument is exact (SH is a multiple of a's ulp there).
 local A_EXP_A = "a * (exp(a + SH) * ((T)1 + SHL)) * (T)0x1p-64"
 
+-- The sigmoids (sigmoid, silu, gelu_tanh) without a branch for a warp to split on: one
+-- exponential, E = e^-|s| (never overflows), and one division N / (1 + E), its numerator
+-- picked by a select on the sign of s (1 or a for s >= 0, E or a E below). sigmoid and
+-- silu in f32 and f64 divide and round as the two-sided forms did (the same operations on
+-- the same values, so the same results); f16 and bf16, rounded once from f32, take the
+-- fast exponential and division, whose errors (26 ulps of f32 where f16 results are not 0,
+-- |s| < 18; 124 where bf16's are not, |s| < 104; 2 for the division) stay below 2^-8 ulps
+-- of the type. fmax(a, -2^100) keeps a E at -0 for a = -inf; a NaN reaches N / (1 + E)
+-- through E.
+local SIGMOID16 = { { "E", "tkh_fast_exp(-fabs(a))" } }
 elementwise {
   name = "sigmoid", arity = 1, types = { "float" },
   semantics = "1 / (1 + e^-a), as e^a / (1 + e^a) for a < 0 so that neither side overflows",
-  compute = { float = "a >= 0 ? (T)1 / ((T)1 + exp(-a)) : exp(a) / ((T)1 + exp(a))" },
+  steps = { float = { { "E", "exp(-fabs(a))" } }, f16 = SIGMOID16, bf16 = SIGMOID16 },
+  compute = { float = "(a >= 0 ? (T)1 : E) / ((T)1 + E)",
+              f16 = "tkh_fast_div(a >= 0 ? (T)1 : E, (T)1 + E)", bf16 = "tkh_fast_div(a >= 0 ? (T)1 : E, (T)1 + E)" },
   compare = bounds(4, 3, 5, 5),
 }
 
-local SILU = "a >= 0 ? a / ((T)1 + exp(-a)) : a < (T)-80 ? (isinf(a) ? (T)-0.0 : " .. A_EXP_A
-  .. ") : a * exp(a) / ((T)1 + exp(a))"
+-- silu f32 and f64 below a = -80 take e^a shifted (A_EXP_A) and the denominator 1.
+local SILU = "(a >= 0 ? a : a < (T)-80 ? fmax(a, (T)-0x1p100) * (E * ((T)1 + SHL)) * (T)0x1p-64 : a * E)"
+  .. " / (a < (T)-80 ? (T)1 : (T)1 + E)"
+local SILU_STEPS = { { "E", "exp(a < (T)-80 ? a + SH : -fabs(a))" } }
+local SILU16 = "tkh_fast_div(a >= 0 ? a : fmax(a, (T)-0x1p100) * E, (T)1 + E)"
 elementwise {
   name = "silu", arity = 1, types = { "float" },
   semantics = "a * sigmoid(a) (swish); silu(-inf) = -0",
-  compute = { float = constants(SILU, "f32"), f64 = constants(SILU, "f64") },
+  steps = { f32 = split_steps(SILU_STEPS, "f32"), f64 = split_steps(SILU_STEPS, "f64"),
+            f16 = SIGMOID16, bf16 = SIGMOID16 },
+  compute = { f32 = constants(SILU, "f32"), f64 = constants(SILU, "f64"), f16 = SILU16, bf16 = SILU16 },
   compare = bounds(4.5, 3.5, 5.5, 5.5),
 }
 
+-- softplus f16 and bf16: log1p(E) = 2 atanh(s), s = E / (2 + E) <= 1/3, as s (2 + 2/3 s^2 +
+-- 2/5 s^4 + 2/7 s^6 + 2/9 s^8) (the rest is below 2^-19 of it), with the fast exponential
+-- and division: a third of log1pf's instructions. Its reference is the function itself.
+local SOFTPLUS = "(a > 0 ? a : (T)0) + log1p(exp(-fabs(a)))"
+local SOFTPLUS16_STEPS = { { "E", "tkh_fast_exp(-fabs(a))" }, { "X", "tkh_fast_div(E, (T)2 + E)" }, { "X2", "X * X" } }
+local SOFTPLUS16 = "(a > 0 ? a : (T)0) + X * fma(fma(fma(fma((T)0.222222222f, X2, (T)0.285714286f), X2, (T)0.4f), X2,"
+  .. " (T)0.666666667f), X2, (T)2)"
 elementwise {
   name = "softplus", arity = 1, types = { "float" },
   semantics = "log(1 + e^a), as max(a, 0) + log1p(e^-|a|): no overflow, no cancellation",
-  compute = { float = "(a > 0 ? a : (T)0) + log1p(exp(-fabs(a)))" },
+  steps = { f16 = SOFTPLUS16_STEPS, bf16 = SOFTPLUS16_STEPS },
+  compute = { float = SOFTPLUS, f16 = SOFTPLUS16, bf16 = SOFTPLUS16 },
+  reference = { f16 = SOFTPLUS, bf16 = SOFTPLUS },
   compare = bounds(4, 3, 6, 6),
 }
 
@@ -432,31 +458,44 @@ elementwise {
   compare = bounds(8, 8, 18, 18),
 }
 
--- gelu_tanh(a) = a/2 (1 + tanh(y)) = a sigmoid(2y), 2y = S = a (C1 + C2 a^2). In f32 and f64
--- S is carried as S + SL (error-free products and sums), and e^(S + SL) as e^S (1 + SL
--- (1 + SL/2)): e^S's sensitivity to its argument is |S|, up to ~100 before the result
--- underflows.
-local GELU_TANH_STEPS = {
-  { "P", "a * a" }, { "PL", "fma(a, a, -P)" },
-  { "Q", "C2 * P" }, { "QL", "fma(C2, P, -Q) + (C2 * PL + C2L * P)" },
-  { "R", "C1 + Q" }, { "RB", "R - C1" }, { "RL", "((C1 - (R - RB)) + (Q - RB)) + (QL + C1L)" },
-  { "S", "a * R" }, { "SL", "fma(a, R, -S) + a * RL" },
+-- gelu_tanh(a) = a/2 (1 + tanh(y)) = a sigmoid(2y), 2y = S = a (C1 + C2 a^2). e^S's
+-- sensitivity to its argument is |S|, up to ~100 before the result underflows, so f32 and
+-- f64 carry S as S + SL: f32 computes S in double (2^-50 of it) and splits it, f64 with
+-- error-free products and sums; e^-(S + SL) is e^-S (1 - SL) (SL^2 < 2^-34 of it). One
+-- quotient, without a branch: a / (1 + e^-(S + SL)) for S >= -64 (e^64 does not overflow;
+-- the denominator's rounding costs less than a e^S / (1 + e^S)'s extra product), and below
+-- (a 2^-64 (1 + SHL)) / e^-(S + SH + SL), the shift keeping the quotient's one rounding
+-- the last (into the subnormals). a is clamped to [LOW, HIGH] by selects (M): past HIGH,
+-- e^-S is 0 and the quotient a (+inf too); below LOW, e^-(S + SH) is inf and the quotient
+-- -0 (-inf too); NaN stays NaN through S.
+local GELU_TANH_M = { "M", "a < LOW ? LOW : a > HIGH ? HIGH : a" }
+local GELU_TANH_E = { "E", "exp(-S - (S < (T)-64 ? SH : (T)0)) * ((T)1 - SL)" }
+local GELU_TANH_S32 = "(double)M * fma(0.071354816272600248776, (double)M * (double)M, 1.5957691216057307117)"
+local GELU_TANH_STEPS32 = {
+  GELU_TANH_M, { "S", "(T)(" .. GELU_TANH_S32 .. ")" }, { "SL", "(T)(" .. GELU_TANH_S32 .. " - (double)S)" },
+  GELU_TANH_E,
 }
-local GELU_TANH = "a < LOW ? (T)-0.0 : a > HIGH ? a : S >= 0 ? a / ((T)1 + exp(-S) * ((T)1 - SL * ((T)1 - SL / 2)))"
-  .. " : S < (T)-64 ? a * (exp(S + SH) * ((T)1 + SHL) * ((T)1 + SL * ((T)1 + SL / 2))) * (T)0x1p-64"
-  .. " : a * (exp(S) * ((T)1 + SL * ((T)1 + SL / 2))) / ((T)1 + exp(S) * ((T)1 + SL * ((T)1 + SL / 2)))"
+local GELU_TANH_STEPS64 = {
+  GELU_TANH_M, { "P", "M * M" }, { "PL", "fma(M, M, -P)" },
+  { "Q", "C2 * P" }, { "QL", "fma(C2L, P, fma(C2, PL, fma(C2, P, -Q)))" },
+  { "R", "C1 + Q" }, { "RB", "R - C1" }, { "RL", "((C1 - (R - RB)) + (Q - RB)) + (QL + C1L)" },
+  { "S", "M * R" }, { "SL", "fma(M, RL, fma(M, R, -S))" },
+  GELU_TANH_E,
+}
+local GELU_TANH = "(S < (T)-64 ? M * ((T)0x1p-64 * ((T)1 + SHL)) : a) / (S < (T)-64 ? E : (T)1 + E)"
+-- f16 and bf16 (computed in f32) need no extended S, only the stable sigmoid above: bf16
+-- has f32's range, so its results reach 1e-38. S's rounding costs |S| 2^-22 of e^S: 2^-18
+-- where f16 results are not 0 (|S| < 18), 2^-15.5 where bf16's are (|S| < 104).
+local GELU_TANH16 = { { "S", "a * ((T)1.5957691216057307117 + (T)0.071354816272600248776 * (a * a))" },
+  { "E", "tkh_fast_exp(-fabs(S))" } }
 elementwise {
   name = "gelu_tanh", arity = 1, types = { "float" },
   semantics = "a/2 (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))) (gelu approximate='tanh'), as "
     .. "a sigmoid(2 sqrt(2/pi) (a + 0.044715 a^3)); -0 below the range where it underflows, a above "
     .. "the one where it rounds to a",
-  -- f16 and bf16 (computed in f32) need no extended S, only the stable sigmoid: bf16 has
-  -- f32's range, so its results reach 1e-38.
-  compute = { float = constants("a < LOW ? (T)-0.0 : a > HIGH ? a : S >= 0 ? a / ((T)1 + exp(-S)) : "
-                .. "S < (T)-64 ? a * (exp(S + SH) * ((T)1 + SHL)) * (T)0x1p-64 : a * exp(S) / ((T)1 + exp(S))", "f32"),
+  compute = { float = "tkh_fast_div(S >= 0 ? a : fmax(a, (T)-0x1p100) * E, (T)1 + E)",
               f32 = constants(GELU_TANH, "f32"), f64 = constants(GELU_TANH, "f64") },
-  steps = { float = { { "S", "a * ((T)1.5957691216057307117 + (T)0.071354816272600248776 * (a * a))" } },
-            f32 = split_steps(GELU_TANH_STEPS, "f32"), f64 = split_steps(GELU_TANH_STEPS, "f64") },
+  steps = { float = GELU_TANH16, f32 = split_steps(GELU_TANH_STEPS32, "f32"), f64 = split_steps(GELU_TANH_STEPS64, "f64") },
   compare = bounds(5, 5, 7, 8),
 }
 
