@@ -9,12 +9,10 @@ Usage:
     python3 scripts/bench_activations.py build-gpu/runtime/libtokitai_hip.so [R C] > activations.json
     python3 scripts/bench_activations.py --table activations.json
 """
-import ctypes
 import json
 import sys
 
-import bench_tensor
-from bench_tensor import dl, table_or_plot
+from bench_tensor import dl, session, table_or_plot
 
 # op, torch's own kernel of x into out (ATen's out= forms: no allocation in the timing)
 CASES = [
@@ -48,16 +46,10 @@ def table(path):
 def main():
     if table_or_plot(table, None):
         return
+    lib, ctx, stream, rows, cols = session()
     import torch
     from bench_torch import time_device
-    bench_tensor.torch = torch  # dl() converts through torch's DLPack
     aten = torch.ops.aten
-    lib = ctypes.CDLL(sys.argv[1])
-    rows, cols = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (16384, 16384)
-    ctx = ctypes.c_void_p()
-    assert lib.tkh_context_create(ctypes.byref(ctx), -1) == 0
-    lib.tkh_last_error.restype = ctypes.c_char_p
-    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
     results = []
     for tname, dtype in (("f32", torch.float32), ("f16", torch.float16), ("bf16", torch.bfloat16)):
         g = torch.Generator(device="cuda").manual_seed(2026)

@@ -115,21 +115,28 @@ def table_or_plot(table, plot):
     return True
 
 
-def main():
-    if table_or_plot(table, plot):
-        return
+def session():
+    """For measuring (--table runs without torch): imports torch for dl(), opens the
+    library of argv[1] with a context, and gives it, the context, torch's current stream
+    and the shape [R, C] of argv[2:4] (default [16384, 16384])."""
     global torch
-    import torch  # only for measuring: --table runs without it
-    from bench_torch import time_device  # the same timing as the flat cases
-
-    def timed(fn):
-        return time_device(fn, 20)
+    import torch
     lib = ctypes.CDLL(sys.argv[1])
     rows, cols = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (16384, 16384)
     ctx = ctypes.c_void_p()
     assert lib.tkh_context_create(ctypes.byref(ctx), -1) == 0
     lib.tkh_last_error.restype = ctypes.c_char_p
-    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    return lib, ctx, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), rows, cols
+
+
+def main():
+    if table_or_plot(table, plot):
+        return
+    lib, ctx, stream, rows, cols = session()
+    from bench_torch import time_device  # the same timing as the flat cases
+
+    def timed(fn):
+        return time_device(fn, 20)
 
     def ours(name, *tensors, axes=None, keepdims=0):
         fn = getattr(lib, name)
