@@ -274,6 +274,7 @@ TKH_HIDDEN int $(k.check)_finish(const tkh_fold *state, const void *const *outpu
 {
     (void)grid;
     (void)block;
+    (void)n; /* only a post step reads it */
     $(A) acc = $(k.identity_fn)();
     if (state->started)
         memcpy(&acc, state->acc, sizeof acc);
