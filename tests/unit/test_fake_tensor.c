@@ -583,6 +583,13 @@ static void test_edges(void **state)
     const tkh_tensor_args no_identity = { in1, 1, out1, 1, NULL, 0, &axis0, 1, 0, NULL };
     expect(tkh_tensor_call(ctx, &sum_start, &no_identity, NULL), TKH_ERR_EMPTY, "sum_start_i32 reduces over zero "
         "elements (axis 0 of tensor lhs, shape [0, 3], has size 0) and has no identity to give");
+    /* a normalization's map over [0, 3] with NULL data, along either axis: nothing to do */
+    for (int64_t axis = 0; axis < 2; ++axis) {
+        const DLTensor *inz[2] = { ON(&a, NULL, 2, s03, NULL), NULL }, *outz[1] = { ON(&o, NULL, 2, s03, NULL) };
+        const tkh_tensor_args empty_rows = { inz, 2, outz, 1, NULL, 0, &axis, 1, 0, NULL };
+        assert_int_equal(tkh_tensor_op(ctx, &registry, "center", &empty_rows, &r), TKH_OK);
+        assert_true(has_evidence(&r, "no elements: nothing to run"));
+    }
     /* a normalization over [2, 3] by name, its optional column left out (NULL), then given */
     const DLTensor *in2[2] = { ON(&a, m, 2, s23, NULL), NULL }, *out2[1] = { ON(&o, out, 2, s23, NULL) };
     const tkh_tensor_args by_name = { in2, 2, out2, 1, NULL, 0, &axis1, 1, 0, NULL };
