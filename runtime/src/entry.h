@@ -69,6 +69,10 @@ TKH_HIDDEN const char *tkhi_array_name(const tkh_kernel_info *kernel, int output
 /* Appends a line to the report's evidence (dropped beyond TKH_REPORT_MAX_EVIDENCE). */
 TKH_HIDDEN void tkhi_evidence(tkh_report *r, const char *fmt, ...) TKHI_PRINTF(2, 3);
 
+/* The ulp rule's line of evidence: the largest error, at output 'where', against the bound
+ * (and the absolute floor, where the kernel has one). */
+TKH_HIDDEN void tkhi_ulp_evidence(tkh_report *r, const tkh_kernel_info *k, double worst, const char *where);
+
 /* A report's start (zeroed, the kernel, n, the device) and end (status, time, message). */
 TKH_HIDDEN void tkhi_report_begin(tkh_report *r, const tkh_context *ctx, const tkh_kernel_info *kernel,
     size_t n);

@@ -32,6 +32,12 @@ void tkhi_evidence(tkh_report *r, const char *fmt, ...)
     va_end(ap);
 }
 
+void tkhi_ulp_evidence(tkh_report *r, const tkh_kernel_info *k, double worst, const char *where)
+{
+    tkhi_evidence(r, "largest error %.3g ulps (output %s), bound %.6g ulps%s", worst, where, k->ulp_bound,
+        k->abs_tolerance > 0 ? " (outputs within the absolute floor of the reference counted as 0)" : "");
+}
+
 /* [a, a+alen) and [b, b+blen) share bytes. */
 static int overlap(const void *a, size_t alen, const void *b, size_t blen)
 {

@@ -91,10 +91,11 @@ static tkh_status verdict(run *r)
     else
         tkhi_evidence(rep, "compared all %zu outputs (from %zu inputs) with the CPU oracle, %s rule: all agree",
             outputs, r->n, k->compare_rule);
-    if (strstr(k->compare_rule, "ulp") != NULL)
-        tkhi_evidence(rep, "largest error %.3g ulps (output %zu), bound %.6g ulps%s", o->note.worst,
-            o->note.worst > 0 ? o->note.worst_index : r->n, k->ulp_bound, k->abs_tolerance > 0
-            ? " (outputs within the absolute floor of the reference counted as 0)" : "");
+    if (strstr(k->compare_rule, "ulp") != NULL) {
+        char where[32];
+        snprintf(where, sizeof where, "%zu", o->note.worst > 0 ? o->note.worst_index : r->n);
+        tkhi_ulp_evidence(rep, k, o->note.worst, where);
+    }
     return TKH_OK;
 }
 

@@ -119,11 +119,9 @@ static tkh_status check_tensor(const char *fn, const tkh_context *ctx, const tkh
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s is on the %s, the first tensor on the "
             "%s: expected every tensor of a call on one side", fn, NAME, host ? "host" : "device",
             host ? "device" : "host");
-    int64_t elements = 1;
     for (int d = 0; d < t->ndim; ++d)
-        elements = t->shape[d] == 0 ? 0 : elements;
-    if (elements == 0) /* no element to read or write: any data pointer (torch exports NULL) */
-        return TKH_OK;
+        if (t->shape[d] == 0) /* no element to read or write: any data pointer (torch exports NULL) */
+            return TKH_OK;
     if (t->data == NULL)
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: tensor %s has NULL data and elements: expected NULL only for "
             "a tensor of zero elements", fn, NAME);

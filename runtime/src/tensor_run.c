@@ -133,9 +133,7 @@ static tkh_status tensor_verdict(const tkhi_tensor_call *c, const tkhi_oracle *o
         tkhi_evidence(rep, "largest error %.3g of its bound (element %s)", o->note.worst,
             tkhi_format_index(c, (int64_t)o->note.worst_index, at, sizeof at));
     if (strstr(k->compare_rule, "ulp") != NULL)
-        tkhi_evidence(rep, "largest error %.3g ulps (output %s), bound %.6g ulps%s", o->note.worst,
-            tkhi_format_index(c, (int64_t)o->note.worst_index, at, sizeof at), k->ulp_bound, k->abs_tolerance > 0
-            ? " (outputs within the absolute floor of the reference counted as 0)" : "");
+        tkhi_ulp_evidence(rep, k, o->note.worst, tkhi_format_index(c, (int64_t)o->note.worst_index, at, sizeof at));
     return TKH_OK;
 }
 
