@@ -15,7 +15,7 @@ cmake_policy(VERSION 3.25) # this file's own scope (include() pushes one), also 
 # to the compiler fingerprint. A "name" found nowhere stops configure: every quoted
 # include of the runtime headers and of the generated sources names one of ours, so it is
 # a missing or misspelt file, not a toolchain header. Lines under #if count whatever the
-# condition (an over-approximation: tokitai_hip/reference_simd.h, which op_math.h
+# condition (an over-approximation: tokitai_hip/codegen/reference_simd.h, which op_math.h
 # includes for the host's checks only, is in every kernel's closure); includes through
 # macros (#include NAME) are not followed, and neither the runtime headers nor the
 # generated sources use them.
@@ -99,7 +99,7 @@ function(_tkh_include_closures prefix)
         set(kids "")
         foreach(line IN LISTS lines)
           # The same line in the same folder finds the same file (every kernel's
-          # "tokitai_hip/hip_platform.h"): looked up once.
+          # "tokitai_hip/codegen/hip_platform.h"): looked up once.
           if(NOT DEFINED "_tkh_found_${here}/${line}")
             string(SUBSTRING "${line}" 2 -1 inc)
             set(candidates "")

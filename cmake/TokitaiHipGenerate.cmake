@@ -38,7 +38,7 @@ function(_tkh_host_stub_options target)
     target_compile_definitions(${target} PRIVATE TKH_HOST_CLONES)
   endif()
   # The references' functions vectorize where TokitaiHip was built with SLEEF's (GCC's
-  # simd attribute): tokitai_hip/reference_simd.h.
+  # simd attribute): tokitai_hip/codegen/reference_simd.h.
   if(TARGET TokitaiHip::reference_simd AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
     target_compile_definitions(${target} PRIVATE TKH_VECTOR_REFERENCE)
     get_target_property(type ${target} TYPE)

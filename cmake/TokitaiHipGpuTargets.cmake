@@ -92,7 +92,7 @@ function(_tkh_validate_targets platform compiler targets)
   set(pattern_nvidia "^sm_[0-9]+$")
   string(SHA256 compiler_id "${TKH_COMPILER_IDENTITY}")
   set(dir "${CMAKE_BINARY_DIR}/CMakeFiles/tkh-target-check")
-  file(WRITE "${dir}/probe.hip" "#include \"tokitai_hip/hip_platform.h\"\n"
+  file(WRITE "${dir}/probe.hip" "#include \"tokitai_hip/codegen/hip_platform.h\"\n"
     "__global__ void tkh_probe(int *p) { p[threadIdx.x] = 1; }\n")
   set(accepted "")
   set(rejected "")

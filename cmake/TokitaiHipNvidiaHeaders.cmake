@@ -1,5 +1,5 @@
 # nvidia: HIP's own NVIDIA headers are preferred when they compile with this nvcc; they
-# do not with CUDA 13, and then tokitai_hip/hip_platform.h maps the names we use.
+# do not with CUDA 13, and then tokitai_hip/codegen/hip_platform.h maps the names we use.
 include_guard(DIRECTORY) # variables and imported targets are per directory
 
 function(_tkh_check_hip_nvidia_headers out)

@@ -499,7 +499,7 @@ elementwise {
   compare = bounds(5, 5, 7, 8),
 }
 
--- Approximations: the vendors' fast forms (tokitai_hip/op_math.h), float only, held to
+-- Approximations: the vendors' fast forms (tokitai_hip/codegen/op_math.h), float only, held to
 -- bounds of their own. CUDA documents __expf within 2 + floor(1.173 |a|) ulps: 124 where
 -- the result is finite and normal; AMD documents none for its native exp, so the same.
 local function fast(name, semantics, expr, f32_bound)

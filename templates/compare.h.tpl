@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* snprintf for the checks' messages, which are cut to their buffers on purpose (through
  * a va_list, so that the compiler does not warn of the cut at every call). */

@@ -112,7 +112,7 @@ static void describe_difference(const void *const *inputs, const void *const *ou
 @     local R = o.type.reference
 /* error[i] = the ulp error of $(o.name)[i] against the reference of the inputs, a loop without
  * branches that the compiler vectorizes with the reference (with TKH_VECTOR_REFERENCE,
- * its functions too: tokitai_hip/reference_simd.h). Not inlined: inside compare_blocks,
+ * its functions too: tokitai_hip/codegen/reference_simd.h). Not inlined: inside compare_blocks,
  * beside the conversions of 16-bit blocks, GCC 12 gives up on the loop. */
 TKH_CHECK_CLONES __attribute__((noinline)) static void measure_$(o.name)($(table.concat(measure_params, ", ")),
     const $(o.type.compute) *got, $(R) *restrict error, size_t len)

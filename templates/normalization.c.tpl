@@ -1,7 +1,7 @@
 /* $(do_not_edit) */
 /* Host entry points of the $(k.op.name) normalization over $(k.label) and its oracle: each
  * row's reductions and outputs evaluated in long double beside a bound on how far the
- * device's evaluation in $(k.acc.name) may be (tokitai_hip/error_bound.h): every rounding,
+ * device's evaluation in $(k.acc.name) may be (tokitai_hip/codegen/error_bound.h): every rounding,
  * the device library's documented error, the depth of the device's folds; a device result
  * within the bound passes (docs/normalizations.md). */
 #include <float.h>
@@ -12,7 +12,7 @@
 #include "$(ops_header)"
 #include "$(k.oracle_header)"
 #include "$(compare_header)"
-#include "tokitai_hip/error_bound.h"
+#include "tokitai_hip/codegen/error_bound.h"
 
 extern TKH_HIDDEN const tkh_kernel_info $(k.info);
 

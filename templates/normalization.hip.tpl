@@ -1,5 +1,5 @@
 /* $(do_not_edit) */
-/* $(k.op.name) over $(k.label) along one axis of a plan (tokitai_hip/plan.h: dimension 0
+/* $(k.op.name) over $(k.label) along one axis of a plan (tokitai_hip/codegen/plan.h: dimension 0
  * is the axis, the rest are kept). Reduction stages in order, each folded over the row,
  * then $(k.map and "the map of each element to the output" or "the post step to the row's one output").
  * Rows layout (the axis is contiguous in the input): a group of threads a row, shaped by
@@ -11,9 +11,9 @@
  * more than 32, the 32-lane slices' results once more), so every thread has the result. Columns layout: a thread a row,
  * consecutive rows on consecutive threads, each stage a sequential fold.
  * docs/normalizations.md. */
-#include "tokitai_hip/hip_platform.h"
-#include "tokitai_hip/plan_walk.h"
-#include "tokitai_hip/thread_group.h"
+#include "tokitai_hip/codegen/hip_platform.h"
+#include "tokitai_hip/codegen/plan_walk.h"
+#include "tokitai_hip/codegen/thread_group.h"
 #include "$(k.oracle_header)"
 
 @ local S, A, O = k.type.c, k.acc.compute, k.out_type

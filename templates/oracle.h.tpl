@@ -6,7 +6,7 @@
 #ifndef $(guard)_ORACLE_$(k.id:upper())_H
 #define $(guard)_ORACLE_$(k.id:upper())_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 @ local t = k.type
 @ -- The C type an operand is computed in: its compute type, or under the ulp rule's

@@ -2,7 +2,7 @@
 /* CPU tests of the '$(name)' oracle: for every (op, type) with a 'reference', every tuple
  * of the type's edge values through the oracle (a reduction: the edge values folded both
  * ways), compared with the reference evaluated in wide arithmetic
- * (tokitai_hip/reference.h). Any NaN equals any NaN. For every op under the ulp rule,
+ * (tokitai_hip/codegen/reference.h). Any NaN equals any NaN. For every op under the ulp rule,
  * every tuple of edge values through the host's own evaluation of the expression (the
  * C library's functions in the compute type), measured against the rule's reference
  * under the op's bound (the larger, where the platforms' differ): the special-value
@@ -19,7 +19,7 @@
 
 #include "$(oracle_header)"
 #include "$(compare_header)"
-#include "tokitai_hip/reference.h"
+#include "tokitai_hip/codegen/reference.h"
 
 @ local tested = {}
 @ local WIDE = { "A", "B", "C" }

@@ -17,8 +17,8 @@
 
 #include "accuracy.h"
 #include "random.h"
-#include "tokitai_hip/hip_platform.h"
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/hip_platform.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 #define CHUNK ((size_t)1 << 26) /* elements per round trip */
 #define MAX_THREADS 32

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "bench.h"
-#include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/codegen/hip_platform.h"
 
 static double now(void)
 {

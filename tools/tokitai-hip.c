@@ -12,7 +12,7 @@
 #include "random.h"
 #include "bench.h"
 #include "tensors.h"
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
 
 static const char *const USAGE =
@@ -293,7 +293,7 @@ static int parse_scalar(const tkh_kernel_info *k, const tkh_operand *x, const ch
         } else if (strcmp(x->type, "f32") == 0) {
             const float f = strtof(value, NULL); /* rounded once from the decimal */
             memcpy(bytes, &f, sizeof f);
-        } else { /* rounded once: through f32 rounded to odd (tokitai_hip/scalar.h) */
+        } else { /* rounded once: through f32 rounded to odd (tokitai_hip/codegen/scalar.h) */
             const float f = tkh_f64_to_f32_odd(d);
             const uint16_t h = strcmp(x->type, "f16") == 0 ? tkh_f32_to_f16(f) : tkh_f32_to_bf16(f);
             memcpy(bytes, &h, sizeof h);

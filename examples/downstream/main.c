@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "my_ops/my_ops_ops.h"
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
 
 /* The normalizations: masked_softmax f32 over one row (the flat entry point), along the

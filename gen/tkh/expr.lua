@@ -178,7 +178,7 @@ function M.c(tree, replace)
   return emit(tree)
 end
 
--- Calls with a bound rule (tokitai_hip/error_bound.h): how many arguments, and whether
+-- Calls with a bound rule (tokitai_hip/codegen/error_bound.h): how many arguments, and whether
 -- the device's library adds an error of its own (its bound in ulps, from 'ulps').
 M.CALLS = {
   exp = 1, exp2 = 1, expm1 = 1, log = 1, log2 = 1, log1p = 1, tanh = 1, rsqrt = 1,
@@ -186,7 +186,7 @@ M.CALLS = {
 }
 local EXACT = { fabs = true, fmax = true, fmin = true, sqrt = true }
 
--- The tree as C of the pair type tkh_eb (tokitai_hip/error_bound.h). 'env' gives
+-- The tree as C of the pair type tkh_eb (tokitai_hip/codegen/error_bound.h). 'env' gives
 -- name(n), the C of a name's pair; exact(n), whether a name is read, not computed (an
 -- input, a column, a scalar: what a condition may use); ulps(f), the device's bound for
 -- library function f in ulps of the compute type; literal(text), the C of the value the

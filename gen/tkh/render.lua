@@ -181,7 +181,7 @@ local function unknown_build_info()
 end
 
 -- A normalization's expression (its parsed tree) as C of its error-bound pair
--- (tokitai_hip/error_bound.h, gen/tkh/expr.lua): every name is a pair e_<name>, C's
+-- (tokitai_hip/codegen/error_bound.h, gen/tkh/expr.lua): every name is a pair e_<name>, C's
 -- constants exact, literals as the compute type holds them, library functions within the
 -- larger of both platforms' documented bounds (a stub is generated before the platform is
 -- known, and must not change when it is).

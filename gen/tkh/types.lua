@@ -2,7 +2,7 @@
 --   c        the C type in memory;  compute  the C type the op is computed in (T)
 --   load / store  conversions between them (nil: the same type)
 --   pack     a 16-byte vector's C++ type as normalization kernels hold it, where not
---            tkh_pack<c, V>, with <pack>_at reading an element (tokitai_hip/thread_group.h)
+--            tkh_pack<c, V>, with <pack>_at reading an element (tokitai_hip/codegen/thread_group.h)
 --   bits     width in memory;  family  'signed' | 'unsigned' | 'float'
 --   unsigned the unsigned type of the same width (U), integers only
 --   wide     an unsigned type at least as wide as int (W), so that integer arithmetic is
@@ -45,7 +45,7 @@ for _, signed in ipairs { true, false } do
 end
 
 -- f16 and bf16 are stored as bits and computed in f32, then rounded to nearest even:
--- the device and the oracle run the same conversions (tokitai_hip/scalar.h).
+-- the device and the oracle run the same conversions (tokitai_hip/codegen/scalar.h).
 -- 'edges' are values every CPU test of the type covers, as C expressions of the memory
 -- type: zeros of both signs, ones, infinities, a NaN, the extremes, the smallest normal
 -- and subnormal, and values whose results round.

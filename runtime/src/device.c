@@ -8,7 +8,7 @@
 #include <sha2.h>
 
 #include "internal.h"
-#include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/codegen/hip_platform.h"
 
 #if defined(TKH_PLATFORM_NVIDIA)
 #define TKHI_PLATFORM "nvidia"

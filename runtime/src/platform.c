@@ -1,6 +1,6 @@
 /* The platform layer of the entry points, with the fault hook in front of each call. */
 #include "platform.h"
-#include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/codegen/hip_platform.h"
 
 static _Thread_local int injected;
 

@@ -1,4 +1,4 @@
-/* The vector variants that tokitai_hip/reference_simd.h declares, as SLEEF's functions:
+/* The vector variants that tokitai_hip/codegen/reference_simd.h declares, as SLEEF's functions:
  * one per function and x86-64 ISA of the vector-function ABI (b: SSE2, 2 doubles; c: AVX
  * and d: AVX2, 4; e: AVX-512, 8), each compiled for its ISA so that its vectors pass in
  * registers as the ABI says. The names are the ABI's (reserved identifiers: this file
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "tokitai_hip/export.h"
-#include "tokitai_hip/reference_simd.h"
+#include "tokitai_hip/codegen/reference_simd.h"
 
 /* Sleef_expd8_u10avx512f: the function, lanes, accuracy class and ISA. */
 #define TKH_SLEEF(f, lanes, class, isa) Sleef_##f##lanes##_##class##isa

@@ -12,7 +12,7 @@
 #include "host_path.h"
 #include "platform.h"
 #include "tensor.h"
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 #include "workspace.h"
 
 /* The host path gets a helper thread per 2^18 elements (enough work to repay starting

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 #define POISON 0xA5
 

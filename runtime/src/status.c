@@ -6,7 +6,7 @@
 
 #include "internal.h"
 #include "platform.h"
-#include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/codegen/hip_platform.h"
 
 static _Thread_local char last_error[1024];
 

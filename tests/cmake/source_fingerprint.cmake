@@ -47,8 +47,8 @@ list(REMOVE_DUPLICATES unique)
 if(NOT unique STREQUAL base_labels)
   message(FATAL_ERROR "a file is twice in the closure")
 endif()
-foreach(h IN ITEMS plan_walk.h plan.h thread_group.h scalar.h op_math.h hip_platform.h
-    export.h core_oracle/softmax_f16.h)
+foreach(h IN ITEMS codegen/plan_walk.h codegen/plan.h codegen/thread_group.h codegen/scalar.h
+    codegen/op_math.h codegen/hip_platform.h export.h core_oracle/softmax_f16.h)
   if(NOT "tokitai_hip/${h}" IN_LIST base_labels)
     message(FATAL_ERROR "tokitai_hip/${h} is missing from the closure of ${kernel}")
   endif()
@@ -126,8 +126,8 @@ endforeach()
 
 # An include cycle (scalar.h -> op_math.h ... and hip_platform.h -> scalar.h, closed by
 # scalar.h -> hip_platform.h): the same files, whatever the order of the sources.
-file(APPEND "${tree}/runtime/include/tokitai_hip/scalar.h"
-  "#include \"tokitai_hip/hip_platform.h\"\n")
+file(APPEND "${tree}/runtime/include/tokitai_hip/codegen/scalar.h"
+  "#include \"tokitai_hip/codegen/hip_platform.h\"\n")
 fingerprint("${tree}" cyclic)
 fingerprint("${tree}" cyclic_reordered kernels/rms_norm_f16.hip units/rms_norm.hip)
 set(sorted "${base_labels}")
@@ -143,18 +143,18 @@ endif()
 set(oracle include/tokitai_hip/core_oracle/softmax_f16.h)
 _tkh_include_closures(c BASE_DIR "${tree}/gen"
   INCLUDE_DIRS "${tree}/runtime/include" "${tree}/gen/include" FINGERPRINTS ${kernel} ${oracle})
-foreach(h IN ITEMS hip_platform.h export.h scalar.h)
+foreach(h IN ITEMS codegen/hip_platform.h export.h codegen/scalar.h)
   if(NOT "tokitai_hip/${h}" IN_LIST c_LABELS_${oracle})
     message(FATAL_ERROR "with an include cycle, tokitai_hip/${h} is missing from the closure "
       "of ${oracle}: ${c_LABELS_${oracle}}")
   endif()
 endforeach()
-file(COPY_FILE "${SOURCE_DIR}/runtime/include/tokitai_hip/scalar.h"
-  "${tree}/runtime/include/tokitai_hip/scalar.h")
+file(COPY_FILE "${SOURCE_DIR}/runtime/include/tokitai_hip/codegen/scalar.h"
+  "${tree}/runtime/include/tokitai_hip/codegen/scalar.h")
 
 # A quoted include found nowhere stops configure, naming the file and the name.
 file(WRITE "${tree}/gen/kernels/bad.hip"
-  "#include <hip/hip_runtime.h>\n#include \"tokitai_hip/scalar.h\"\n#include \"tokitai_hip/nowhere.h\"\n")
+  "#include <hip/hip_runtime.h>\n#include \"tokitai_hip/codegen/scalar.h\"\n#include \"tokitai_hip/nowhere.h\"\n")
 file(WRITE "${WORK_DIR}/bad.cmake" "include(\"${SOURCE_DIR}/cmake/TokitaiHipFingerprint.cmake\")
 _tkh_include_closures(c BASE_DIR \"${tree}/gen\"
   INCLUDE_DIRS \"${tree}/runtime/include\" \"${tree}/gen/include\" FINGERPRINTS kernels/bad.hip)

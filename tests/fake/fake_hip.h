@@ -2,7 +2,7 @@
 #ifndef TKH_FAKE_HIP_H
 #define TKH_FAKE_HIP_H
 
-#include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/codegen/hip_platform.h"
 
 typedef enum fake_kind {
     FAKE_DEVICE_MEMORY, FAKE_PINNED_MEMORY, FAKE_STREAM, FAKE_EVENT, FAKE_KINDS

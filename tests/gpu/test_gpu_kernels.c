@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/codegen/hip_platform.h"
 #include "tokitai_hip/tokitai_hip.h"
 #include "internal.h" /* tkhi_splitmix64 */
 

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "tokitai_hip/hip_platform.h"
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/hip_platform.h"
+#include "tokitai_hip/codegen/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
 #include "internal.h" /* tkhi_splitmix64 */
 #include "../evidence.h"

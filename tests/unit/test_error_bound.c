@@ -1,4 +1,4 @@
-/* tokitai_hip/error_bound.h: bounds that hold for an evaluation in f32 (the host's own
+/* tokitai_hip/codegen/error_bound.h: bounds that hold for an evaluation in f32 (the host's own
  * float arithmetic and libm, whose functions are within the bound given them), that are
  * tight enough to catch a wrong result, and special values by rule. Random operands from
  * a fixed seed. */
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "tokitai_hip/error_bound.h"
+#include "tokitai_hip/codegen/error_bound.h"
 
 #define U TKH_EB_F32
 #define LIBM_ULPS 2.0L /* glibc's expf, logf, tanhf: within 1 ulp; rsqrt as 1 / sqrtf: 1 */

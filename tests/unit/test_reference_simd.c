@@ -1,7 +1,7 @@
 /* The vector variants of the references' functions (runtime/src/reference_simd.c, SLEEF's)
  * against MPFR at 160 bits: each function, each x86-64 ISA of the vector-function ABI
  * that this CPU has, on edge values and random inputs (seed printed; replay with
- * TKH_TEST_SEED), within SLEEF's stated bound for each (tokitai_hip/reference_simd.h: 1,
+ * TKH_TEST_SEED), within SLEEF's stated bound for each (tokitai_hip/codegen/reference_simd.h: 1,
  * 1.5 or 3.5 ulps of double) and with special values as the ulp rule needs them: NaN for
  * NaN, the infinity for an infinity, the sign of a zero. Their error is then 2^-27 ulps
  * of f32 or less, beside bounds of 0.55 ulps and more (docs/semantics.md). */
@@ -27,7 +27,7 @@
     __m256d _ZGVdN4v_##f(__m256d); __m512d _ZGVeN8v_##f(__m512d);
 #define DECLARE2(f, class, ulps, limit) __m128d _ZGVbN2vv_##f(__m128d, __m128d); __m256d _ZGVcN4vv_##f(__m256d, __m256d); \
     __m256d _ZGVdN4vv_##f(__m256d, __m256d); __m512d _ZGVeN8vv_##f(__m512d, __m512d);
-#include "tokitai_hip/reference_simd.h"
+#include "tokitai_hip/codegen/reference_simd.h"
 #include "internal.h" /* tkhi_splitmix64 */
 TKH_SIMD_FUNCTIONS(DECLARE1, DECLARE2)
 

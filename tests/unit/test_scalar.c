@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
 
 static int is_nan16(uint16_t h, unsigned exp_mask, unsigned man_mask)

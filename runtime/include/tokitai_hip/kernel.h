@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "tokitai_hip/context.h"
-#include "tokitai_hip/plan.h"
+#include "tokitai_hip/codegen/plan.h"
 #include "tokitai_hip/report.h"
 #include "tokitai_hip/status.h"
 

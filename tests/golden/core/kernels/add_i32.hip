@@ -4,10 +4,10 @@
  * store (16 bytes of the widest), with a scalar tail; otherwise one element at a time.
  * Scalars come by value. Arrays and scalars are p_<name>. Tensors that are not all dense
  * go through the plan kernel: an element per thread and step, each array at the offset
- * its strides give (tokitai_hip/plan_walk.h). The launchers are the only symbols the host
+ * its strides give (tokitai_hip/codegen/plan_walk.h). The launchers are the only symbols the host
  * side sees. */
-#include "tokitai_hip/hip_platform.h"
-#include "tokitai_hip/plan_walk.h"
+#include "tokitai_hip/codegen/hip_platform.h"
+#include "tokitai_hip/codegen/plan_walk.h"
 #include "tokitai_hip/core_oracle/add_i32.h"
 
 /* 4 elements of each array, loaded and stored as one. */

@@ -10,8 +10,8 @@
  * outputs to fill the device, the plan splits each output's elements over the grid's y
  * (at most TKH_PLAN_MAX_SPLIT blocks): each block writes a partial and a finish kernel
  * folds them in a fixed pairwise order. */
-#include "tokitai_hip/hip_platform.h"
-#include "tokitai_hip/plan_walk.h"
+#include "tokitai_hip/codegen/hip_platform.h"
+#include "tokitai_hip/codegen/plan_walk.h"
 #include "tokitai_hip/core_oracle/sum_f32.h"
 
 #define TKH_REDUCE_BLOCK 256

@@ -2,7 +2,7 @@
 /* CPU tests of the 'core' oracle: for every (op, type) with a 'reference', every tuple
  * of the type's edge values through the oracle (a reduction: the edge values folded both
  * ways), compared with the reference evaluated in wide arithmetic
- * (tokitai_hip/reference.h). Any NaN equals any NaN. For every op under the ulp rule,
+ * (tokitai_hip/codegen/reference.h). Any NaN equals any NaN. For every op under the ulp rule,
  * every tuple of edge values through the host's own evaluation of the expression (the
  * C library's functions in the compute type), measured against the rule's reference
  * under the op's bound (the larger, where the platforms' differ): the special-value
@@ -19,7 +19,7 @@
 
 #include "tokitai_hip/core_oracle.h"
 #include "tokitai_hip/core_compare.h"
-#include "tokitai_hip/reference.h"
+#include "tokitai_hip/codegen/reference.h"
 
 #define T int32_t
 #define U uint32_t

@@ -6,7 +6,7 @@
 #ifndef TKH_CORE_ORACLE_ADD_F16_H
 #define TKH_CORE_ORACLE_ADD_F16_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* add f16: a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even (tests/golden/ops.lua) */
 #define T float

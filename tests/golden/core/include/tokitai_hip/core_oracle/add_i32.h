@@ -6,7 +6,7 @@
 #ifndef TKH_CORE_ORACLE_ADD_I32_H
 #define TKH_CORE_ORACLE_ADD_I32_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* add i32: a + b; integers wrap modulo 2^bits; floats IEEE, rounded to nearest even (tests/golden/ops.lua) */
 #define T int32_t

@@ -6,7 +6,7 @@
 #ifndef TKH_CORE_ORACLE_NEG_I8_H
 #define TKH_CORE_ORACLE_NEG_I8_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* neg i8: -a; integers wrap (tests/golden/ops.lua) */
 #define T int8_t

@@ -6,7 +6,7 @@
 #ifndef TKH_CORE_ORACLE_RMS_NORM_F16_H
 #define TKH_CORE_ORACLE_RMS_NORM_F16_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* rms_norm f16: x / sqrt(mean of x^2 + eps) * weight (tests/golden/ops.lua) */
 #define T float

@@ -6,7 +6,7 @@
 #ifndef TKH_CORE_ORACLE_SCALE_WHERE_F16_H
 #define TKH_CORE_ORACLE_SCALE_WHERE_F16_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* scale_where f16: out = x * s where keep, else x; negative = x < 0 (tests/golden/ops.lua) */
 #define T float

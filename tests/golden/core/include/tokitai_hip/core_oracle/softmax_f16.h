@@ -6,7 +6,7 @@
 #ifndef TKH_CORE_ORACLE_SOFTMAX_F16_H
 #define TKH_CORE_ORACLE_SOFTMAX_F16_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* softmax f16: exp(x - m) / sum of exp(x - m) (tests/golden/ops.lua) */
 #define T float

@@ -6,7 +6,7 @@
 #ifndef TKH_CORE_ORACLE_SOFTSIGN_BF16_H
 #define TKH_CORE_ORACLE_SOFTSIGN_BF16_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* softsign bf16: a / (1 + |a|), through e^log to call a function (tests/golden/ops.lua) */
 #define T float

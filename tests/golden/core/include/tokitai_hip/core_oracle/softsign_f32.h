@@ -6,7 +6,7 @@
 #ifndef TKH_CORE_ORACLE_SOFTSIGN_F32_H
 #define TKH_CORE_ORACLE_SOFTSIGN_F32_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* softsign f32: a / (1 + |a|), through e^log to call a function (tests/golden/ops.lua) */
 #define T float

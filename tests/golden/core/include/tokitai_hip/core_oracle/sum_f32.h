@@ -6,7 +6,7 @@
 #ifndef TKH_CORE_ORACLE_SUM_F32_H
 #define TKH_CORE_ORACLE_SUM_F32_H
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* sum f32: sum of all elements (tests/golden/ops.lua) */
 #define T float

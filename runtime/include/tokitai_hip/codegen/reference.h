@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 /* floor(x / p) for p > 0, without relying on how >> treats negative numbers. */
 static inline __int128 tkh_ref_floordiv(__int128 x, __int128 p)

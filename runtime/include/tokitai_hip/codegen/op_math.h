@@ -35,7 +35,7 @@ __device__ static inline double tkh_fast_div(double x, double y) { return x / y;
 #define rsqrt(x) tkh_rsqrt(x)
 #else
 /* The host: the fast forms' references are the accurate functions (their bound says how
- * far off the approximation may be), through <tgmath.h> (from tokitai_hip/scalar.h) in C,
+ * far off the approximation may be), through <tgmath.h> (from tokitai_hip/codegen/scalar.h) in C,
  * which picks float, double or long double. exp10 is not in C11: pow(10, x). */
 #define tkh_fast_log(x) log(x)
 #define tkh_fast_exp(x) exp(x)
@@ -58,7 +58,7 @@ static inline long double tkh_rsqrtl(long double x) { return 1 / sqrtl(x); }
 #define rsqrt(x) _Generic((x), float: tkh_rsqrtf, long double: tkh_rsqrtl, default: tkh_rsqrt)(x)
 #define tkh_fast_exp10(x) pow(_Generic((x), float: 10.0f, long double: 10.0L, default: 10.0), (x))
 #if defined(TKH_VECTOR_REFERENCE)
-#include "tokitai_hip/reference_simd.h" /* the references' loops vectorize */
+#include "tokitai_hip/codegen/reference_simd.h" /* the references' loops vectorize */
 #endif
 #endif
 #endif

@@ -1,5 +1,5 @@
 /* Device code's pieces for a group of threads working on one row (the normalizations'
- * rows layout, tokitai_hip/plan.h): a vector of elements read or written in one access,
+ * rows layout, tokitai_hip/codegen/plan.h): a vector of elements read or written in one access,
  * the exchange of a value with another lane of the same 32 lanes, and, for the launchers,
  * the dynamic shared memory a block may have. Groups are aligned slices of 32 lanes on
  * either platform (a 64-lane AMD wavefront holds two), so that the fold order, and with
@@ -8,7 +8,7 @@
 #ifndef TOKITAI_HIP_THREAD_GROUP_H
 #define TOKITAI_HIP_THREAD_GROUP_H
 
-#include "tokitai_hip/hip_platform.h"
+#include "tokitai_hip/codegen/hip_platform.h"
 
 /* N elements of T side by side, aligned for one access of up to 16 bytes (wider ones,
  * N * sizeof(T) > 16, take several). */

@@ -241,6 +241,6 @@ static inline void tkh_f32_to_bf16_n(const float *f, uint16_t *h, size_t n)
 }
 #endif
 
-#include "tokitai_hip/op_math.h" /* the functions op expressions call */
+#include "tokitai_hip/codegen/op_math.h" /* the functions op expressions call */
 
 #endif

@@ -8,7 +8,7 @@
 #define TOKITAI_HIP_HIP_PLATFORM_H
 
 #include "tokitai_hip/export.h"
-#include "tokitai_hip/scalar.h"
+#include "tokitai_hip/codegen/scalar.h"
 
 #if defined(TKH_PLATFORM_NVIDIA) && !defined(TKH_NVIDIA_USE_HIP_HEADERS)
 

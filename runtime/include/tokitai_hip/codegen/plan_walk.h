@@ -1,11 +1,11 @@
-/* Device code's walk of a plan (tokitai_hip/plan.h): a linear index to each array's
+/* Device code's walk of a plan (tokitai_hip/codegen/plan.h): a linear index to each array's
  * offset, the dimensions unrolled up to TKH_MAX_DIMS so that the plan stays in the
  * kernel's parameters. 32-bit indices divide by multiplying (the plan's magic numbers);
  * 64-bit ones divide. Included by generated kernels (HIP or CUDA C++). */
 #ifndef TOKITAI_HIP_PLAN_WALK_H
 #define TOKITAI_HIP_PLAN_WALK_H
 
-#include "tokitai_hip/plan.h"
+#include "tokitai_hip/codegen/plan.h"
 
 template <bool Wide> struct tkh_plan_index {
     typedef uint32_t U; /* linear indices */
