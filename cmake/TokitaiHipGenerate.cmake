@@ -92,9 +92,10 @@ function(_tkh_add_catalog var)
     list(APPEND op_args "${rel}")
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${f}")
   endforeach()
-  file(GLOB gen_inputs "${arg_GEN_ROOT}/gen/*.lua" "${arg_GEN_ROOT}/gen/tkh/*.lua"
-    "${arg_GEN_ROOT}/templates/*.tpl")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${gen_inputs})
+  # Every generator module, subfolders included (gen/tkh/shapes), and every template.
+  file(GLOB_RECURSE gen_inputs "${arg_GEN_ROOT}/gen/*.lua")
+  file(GLOB templates "${arg_GEN_ROOT}/templates/*.tpl")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${gen_inputs} ${templates})
 
   set(common --out "${out}" --name "${arg_NAME}" --prefix "${arg_PREFIX}"
     --include-dir "${arg_INCLUDE_DIR}")

@@ -45,7 +45,7 @@
 @ local function element_of(t, p)
 @   return t.pack and (t.pack .. "_at(" .. p .. ", tkhn_e)") or load(t, p .. ".e[tkhn_e]")
 @ end
-@ -- The kernels' own names start with tkhn_ (an op file's names may not: gen/tkh/ops.lua).
+@ -- The kernels' own names start with tkhn_ (an op file's names may not: gen/tkh/shapes/normalization.lua).
 @ -- The rows layout's element e of vector tkhn_vi: the input from pack tkhn_px, the
 @ -- columns from their packs (a column not given is its default), in the compute type.
 @ local function vector_element(indent)

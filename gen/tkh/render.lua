@@ -191,7 +191,7 @@ local function bound_c(k, tree, text)
       if n:match("^[A-Z][A-Z0-9_]*$") then return "tkh_eb_exact((long double)" .. n .. ")" end
       return "e_" .. n
     end,
-    exact = function() return true end, -- validated when the op file loaded (gen/tkh/ops.lua)
+    exact = function() return true end, -- validated when the op file loaded (gen/tkh/shapes/normalization.lua)
     ulps = function(f) return functions.ulps(f, nil, k.acc.bits) end,
     literal = function(t) return "(" .. k.acc.compute .. ")" .. t end,
   }

@@ -294,7 +294,7 @@ static void expressions_carry_error_bounds(void **state)
 }
 
 /* A subexpression found and written over (the rows layout's reuse of the last stage's
- * values, gen/tkh/ops.lua): whole subtrees only, by structure, not by text. */
+ * values, gen/tkh/shapes/normalization.lua): whole subtrees only, by structure, not by text. */
 static void expressions_rewrite_a_subexpression(void **state)
 {
 #define REWRITE(map, sub)                                                                                  "local E = require 'tkh.expr'\n"                                                                      "local p = function(t) return E.parse(t, function(w) return w == 'ACC' end) end\n"                   "local s = p('" sub "')\n"                                                                            "return E.c(p('" map "'), function(n) if E.same(n, s) then return 'v' end end)"
