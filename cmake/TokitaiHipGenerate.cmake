@@ -72,13 +72,15 @@ endfunction()
 
 # _tkh_add_catalog(<var> NAME n PREFIX p INCLUDE_DIR d OUT_DIR o GEN_ROOT g
 #                  RUNTIME_INCLUDE_DIR r OPS f...
-#                  [SELECT_OPS all|op...] [SELECT_TYPES all|type...])
+#                  [SELECT_OPS all|op...] [SELECT_TYPES all|type...] [RUNTIME_TABLES])
 # Runs the generator (sources, then fingerprints, then registry and manifest), adds the
 # custom commands that compile each kernel for TKH_TARGETS, and sets in the caller:
 #   <var>_KERNEL_OBJECTS, <var>_HOST_SOURCES, <var>_INCLUDE_DIR, <var>_KERNELS_TARGET,
-#   <var>_MANIFEST, <var>_KERNEL_IDS, <var>_UNITS, <var>_ORACLE_TESTS, <var>_GPU_TESTS.
+#   <var>_MANIFEST, <var>_KERNEL_IDS, <var>_UNITS, <var>_ORACLE_TESTS, <var>_GPU_TESTS,
+#   and <var>_RUNTIME_SOURCES: with RUNTIME_TABLES, the runtime's generated sources (the
+#   scalar types' table), for the runtime library only; empty without.
 function(_tkh_add_catalog var)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME;PREFIX;INCLUDE_DIR;OUT_DIR;GEN_ROOT;RUNTIME_INCLUDE_DIR"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "RUNTIME_TABLES" "NAME;PREFIX;INCLUDE_DIR;OUT_DIR;GEN_ROOT;RUNTIME_INCLUDE_DIR"
     "OPS;SELECT_OPS;SELECT_TYPES")
   set(out "${arg_OUT_DIR}")
   set(workdir "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -106,7 +108,11 @@ function(_tkh_add_catalog var)
       list(APPEND common ${flag} "${value}")
     endif()
   endforeach()
+  if(arg_RUNTIME_TABLES) # the runtime's own tables (the shapes' numbers), with the core catalog
+    list(APPEND common --runtime-tables)
+  endif()
   _tkh_run_generator("${arg_GEN_ROOT}" "${workdir}" sources ${common} --phase sources ${op_args})
+  set(TKH_GENERATED_RUNTIME_SOURCES "") # set by generated.cmake with --runtime-tables only
   include("${out}/generated.cmake")
 
   # Fingerprints: of each kernel source, of the compiler (its version text), of the build.
@@ -210,6 +216,8 @@ ${sources}  },
   list(TRANSFORM stubs APPEND ".c")
   set(${var}_KERNEL_OBJECTS "${objects}" PARENT_SCOPE)
   set(${var}_HOST_SOURCES ${stubs} "${out}/${TKH_GENERATED_REGISTRY}" PARENT_SCOPE)
+  list(TRANSFORM TKH_GENERATED_RUNTIME_SOURCES PREPEND "${out}/")
+  set(${var}_RUNTIME_SOURCES "${TKH_GENERATED_RUNTIME_SOURCES}" PARENT_SCOPE)
   set(${var}_INCLUDE_DIR "${out}/include" PARENT_SCOPE)
   set(${var}_KERNELS_TARGET ${arg_NAME}_kernels PARENT_SCOPE)
   set(${var}_MANIFEST "${out}/manifest.json" PARENT_SCOPE)

@@ -22,7 +22,11 @@ usage: lua5.4 tkhgen.lua --out DIR [options] OPFILE...
   --phase PHASE       'sources': kernels, stubs, headers and generated.cmake only;
                       'all' (default): also the registry and manifest.json
   --build-info FILE   Lua table of targets and fingerprints from the build (phase all)
-  --templates DIR     template folder (default: the one beside gen/)]]
+  --templates DIR     template folder (default: the one beside gen/)
+  --runtime-tables    also write the runtime's own tables from the generator's lists:
+                      include/tokitai_hip/shape_kinds.h (the shapes) and
+                      runtime/scalar_types.c (the scalar types, from tkh/types.lua),
+                      which generated.cmake lists; the core catalog's build does]]
 
 local function parse_args(argv)
   local opts = { name = "core", prefix = "tkh", include_dir = "tokitai_hip", phase = "all",
@@ -37,6 +41,8 @@ local function parse_args(argv)
     if a == "--help" or a == "-h" then
       print(USAGE)
       os.exit(0)
+    elseif a == "--runtime-tables" then
+      opts.runtime_tables = true
     elseif valued[a] then
       if argv[i + 1] == nil then errors.raise("option %s needs a value", a) end
       opts[valued[a]] = argv[i + 1]

@@ -53,6 +53,7 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .signature = $(cstr(k.signature)),
     .symbol = $(cstr(k.symbol)),
     .shape = $(cstr(k.op.shape)),
+    .shape_kind = TKH_SHAPE_$(k.op.shape:upper()),
     .arity = $(#k.inputs),
     .inputs = $(k.id)_inputs,
     .output_count = $(#k.outputs),

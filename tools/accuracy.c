@@ -18,35 +18,20 @@
 #include "accuracy.h"
 #include "random.h"
 #include "tokitai_hip/codegen/hip_platform.h"
-#include "tokitai_hip/codegen/scalar.h"
 
 #define CHUNK ((size_t)1 << 26) /* elements per round trip */
 #define MAX_THREADS 32
-
-/* Stores v as an element of k's type (rounded to nearest even). */
-static void store(const tkh_kernel_info *k, double v, unsigned char *at)
-{
-    if (strcmp(k->type, "f64") == 0) {
-        memcpy(at, &v, 8);
-    } else if (strcmp(k->type, "f32") == 0) {
-        const float f = (float)v;
-        memcpy(at, &f, 4);
-    } else {
-        const uint16_t h = strcmp(k->type, "f16") == 0 ? tkh_f32_to_f16((float)v) : tkh_f32_to_bf16((float)v);
-        memcpy(at, &h, 2);
-    }
-}
 
 /* One random input: a random bit pattern (3 in 8: every binade, NaN and infinities), a
  * uniform value in [-1, 1) scaled by 2^e for e in [-20, 20] (2 in 8), a uniform value in
  * [-10, 10) (2 in 8), or a small integer or half-integer in [-16, 16] (1 in 8: pow's and
  * atan2's exact cases). */
-static void random_element(const tkh_kernel_info *k, uint64_t *state, unsigned char *at)
+static void random_element(const tkh_scalar_type *t, uint64_t *state, unsigned char *at)
 {
     const uint64_t r = tkh_tool_random(state), pick = r & 7;
     const double u = (double)(tkh_tool_random(state) >> 11) * 0x1p-53; /* [0, 1) */
     if (pick < 3) {
-        memcpy(at, &r, k->outputs[0].size);
+        memcpy(at, &r, t->size);
         return;
     }
     double v;
@@ -56,19 +41,19 @@ static void random_element(const tkh_kernel_info *k, uint64_t *state, unsigned c
         v = 20 * u - 10;
     else
         v = (double)((int64_t)((r >> 8) % 65) - 32) / 2;
-    store(k, v, at);
+    t->from_double(v, at); /* rounded once to the type, to nearest even */
 }
 
 /* Edge values of every float type, as doubles (each is stored rounded to the type; the
- * extremes are the type's own). */
+ * extremes are the type's own: from its significand bits and normal exponents). */
 enum { EDGES = 20 };
-static double edge_value(const tkh_kernel_info *k, size_t i)
+static double edge_value(const tkh_scalar_type *t, size_t i)
 {
-    const int f64 = strcmp(k->type, "f64") == 0, f16 = strcmp(k->type, "f16") == 0;
-    const double big = f64 ? 0x1.fffffffffffffp1023 : f16 ? 65504.0 : strcmp(k->type, "bf16") == 0 ? 0x1.fep127 : 0x1.fffffep127;
-    const double tiny = f64 ? 0x1p-1074 : f16 ? 0x1p-24 : strcmp(k->type, "bf16") == 0 ? 0x1p-133 : 0x1p-149;
-    const double normal = f64 ? 0x1p-1022 : f16 ? 0x1p-14 : 0x1p-126;
-    const double one_up = f64 ? 1 + 0x1p-52 : f16 ? 1 + 0x1p-10 : 1 + 0x1p-23;
+    const double ulp_of_one = ldexp(1, 1 - t->mantissa);
+    const double big = ldexp(2 - ulp_of_one, t->emax);          /* the largest finite value */
+    const double tiny = ldexp(1, t->emin - (t->mantissa - 1));  /* the smallest subnormal */
+    const double normal = ldexp(1, t->emin);                    /* the smallest normal */
+    const double one_up = 1 + ulp_of_one;                       /* the next value above 1 */
     const double values[EDGES] = { 0.0, -0.0, 1, -1, INFINITY, -INFINITY, NAN, big, -big, normal,
         tiny, -tiny, 0.5, 2, 3, -2, one_up, 2 - one_up, 10, -0.5 };
     return values[i];
@@ -87,6 +72,7 @@ static size_t edge_tuples(unsigned arity)
  * inputs from a stream of its own (the same inputs for any number of threads). */
 typedef struct fill_job {
     const tkh_kernel_info *k;
+    const tkh_scalar_type *t; /* its type */
     unsigned char *in[3];
     int exhaustive;
     uint64_t base, seed;
@@ -99,6 +85,7 @@ static void *fill(void *arg)
 {
     fill_job *f = arg;
     const tkh_kernel_info *k = f->k;
+    const tkh_scalar_type *t = f->t;
     const size_t size = k->outputs[0].size, tuples = edge_tuples(k->arity);
     for (size_t i = f->first; i < f->first + f->count; ++i) {
         const uint64_t at = f->base + i;
@@ -106,11 +93,11 @@ static void *fill(void *arg)
             memcpy(f->in[0] + i * size, &at, size);
         } else if (at < tuples) {
             for (size_t a = 0, rest = (size_t)at; a < k->arity; ++a, rest /= EDGES)
-                store(k, edge_value(k, rest % EDGES), f->in[a] + i * size);
+                t->from_double(edge_value(t, rest % EDGES), f->in[a] + i * size);
         } else {
             uint64_t state = f->seed ^ (at * 0x9E3779B97F4A7C15ull); /* a stream per input */
             for (unsigned a = 0; a < k->arity; ++a)
-                random_element(k, &state, f->in[a] + i * size);
+                random_element(t, &state, f->in[a] + i * size);
         }
     }
     return NULL;
@@ -167,27 +154,16 @@ static unsigned thread_count(void)
     return online < 1 ? 1u : online > MAX_THREADS ? MAX_THREADS : (unsigned)online;
 }
 
-static void print_element(const tkh_kernel_info *k, const unsigned char *at)
+static void print_element(const tkh_scalar_type *t, const unsigned char *at)
 {
-    double v;
+    const double v = t->to_double(at);
     uint64_t bits = 0;
-    memcpy(&bits, at, k->outputs[0].size);
-    if (strcmp(k->type, "f64") == 0)
-        memcpy(&v, at, 8);
-    else if (strcmp(k->type, "f32") == 0) {
-        float f;
-        memcpy(&f, at, 4);
-        v = f;
-    } else {
-        uint16_t h;
-        memcpy(&h, at, 2);
-        v = strcmp(k->type, "f16") == 0 ? tkh_f16_to_f32(h) : tkh_bf16_to_f32(h);
-    }
+    memcpy(&bits, at, t->size);
     if (isfinite(v))
-        printf("{\"value\": %.17g, \"bits\": \"0x%0*" PRIx64 "\"}", v, (int)(2 * k->outputs[0].size), bits);
+        printf("{\"value\": %.17g, \"bits\": \"0x%0*" PRIx64 "\"}", v, (int)(2 * t->size), bits);
     else
         printf("{\"value\": \"%s\", \"bits\": \"0x%0*" PRIx64 "\"}", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf",
-            (int)(2 * k->outputs[0].size), bits);
+            (int)(2 * t->size), bits);
 }
 
 /* JSON text: the check's detail has no quotes or backslashes, but say so by escaping. */
@@ -213,6 +189,11 @@ int tkh_accuracy_case(tkh_context *ctx, const tkh_kernel_info *k, uint64_t sampl
                   *dev_out = NULL;
     unsigned char worst_inputs[3][8] = { { 0 } }, worst_output[8] = { 0 };
     int rc = 1;
+    const tkh_scalar_type *type = tkh_scalar_type_find(k->type);
+    if (type == NULL || type->from_double == NULL) { /* the ulp rule's kernels are of floats */
+        fprintf(stderr, "tokitai-hip: accuracy %s %s: not a float type\n", k->op, k->type);
+        return 1;
+    }
     for (unsigned a = 0; a < k->arity; ++a)
         if (hipHostMalloc((void **)&host_in[a], chunk * size, hipHostMallocDefault) != hipSuccess
             || hipMalloc((void **)&dev_in[a], chunk * size) != hipSuccess)
@@ -233,7 +214,7 @@ int tkh_accuracy_case(tkh_context *ctx, const tkh_kernel_info *k, uint64_t sampl
         unsigned filling = 0;
         for (unsigned t = 0; t < threads && (size_t)t * share < count; ++t, ++filling) {
             const size_t from = (size_t)t * share;
-            fills[t] = (fill_job){ .k = k, .in = { host_in[0], host_in[1], host_in[2] },
+            fills[t] = (fill_job){ .k = k, .t = type, .in = { host_in[0], host_in[1], host_in[2] },
                 .exhaustive = exhaustive, .base = base, .seed = seed, .first = from,
                 .count = count - from < share ? count - from : share };
             fills[t].threaded = pthread_create(&fills[t].thread, NULL, fill, &fills[t]) == 0;
@@ -290,10 +271,10 @@ int tkh_accuracy_case(tkh_context *ctx, const tkh_kernel_info *k, uint64_t sampl
     printf(", \"exceeding\": %" PRIu64 ", \"at\": {\"index\": %" PRIu64 ", \"inputs\": [", exceeding, worst_at);
     for (unsigned a = 0; a < k->arity; ++a) {
         printf("%s", a ? ", " : "");
-        print_element(k, worst_inputs[a]);
+        print_element(type, worst_inputs[a]);
     }
     printf("], \"output\": ");
-    print_element(k, worst_output);
+    print_element(type, worst_output);
     printf("}, \"first_exceeding\": ");
     print_json_text(first_detail);
     printf(", \"host_cpu_seconds\": %.1f}", (double)clock() / CLOCKS_PER_SEC - start);

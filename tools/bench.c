@@ -146,7 +146,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
      * input's bytes, the bandwidth an elementwise kernel is held to (bytes read + written). */
     if ((timed = time_on_device(ctx, k, &dev_args, NULL, n, 0, start, stop, samples, reps, device)) != 0)
         goto fail_or_done;
-    double copy[3] = { INFINITY, 0, 0 }; /* elementwise only: a reduction's output is one element */
+    double copy[3] = { INFINITY, 0, 0 }; /* outputs of n elements: a reduction's is one */
     for (int r = -3; r < reps && k->out_count == 0; ++r) {
         CHECK(hipEventRecord(start, NULL));
         CHECK(hipMemcpyAsync(d_copy, d_in[0], in_bytes[0], hipMemcpyDeviceToDevice, NULL));
@@ -360,7 +360,7 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
     if ((timed = time_on_device(ctx, k, NULL, &args, 0, 0, start, stop, samples, reps, device)) != 0)
         goto fail_or_done;
 
-    const int axial = strcmp(k->shape, "elementwise") != 0; /* a reduction or a normalization */
+    const int axial = k->shape_kind != TKH_SHAPE_ELEMENTWISE; /* a reduction or a normalization */
     char shapes[4096] = "", dims[512], transposed[64] = "", axes[128] = "null", out_shape[512] = "";
     for (unsigned i = 0; i < k->arity; ++i) {
         append(shapes, sizeof shapes, i ? ", " : "");

@@ -160,7 +160,7 @@ int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *co
         }
         out_ndim = ndim[i] > out_ndim ? ndim[i] : out_ndim;
     }
-    if (strcmp(k->shape, "normalization") == 0)
+    if (k->shape_kind == TKH_SHAPE_NORMALIZATION)
         return normalization_shapes(t, k, shapes, shape_count, ndim, axes, keepdims);
     /* NumPy's broadcast for elementwise outputs, checked here as the library checks it so
      * that a mismatch is a usage error before any device is needed; a reduction's

@@ -12,7 +12,6 @@
 #include "random.h"
 #include "bench.h"
 #include "tensors.h"
-#include "tokitai_hip/codegen/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
 
 static const char *const USAGE =
@@ -270,63 +269,23 @@ static void random_scalars(const tkh_kernel_info *k, unsigned char (*bytes)[8], 
     }
 }
 
-/* VALUE as scalar x's type into 'bytes'. Returns 0, or 2 after a usage error naming it. */
+/* VALUE as scalar x's type into 'bytes' (tokitai_hip/scalar_types.h: strtod's forms for
+ * floats, rounded once; integers in decimal, 0x hex or 0 octal; bool 0, 1, true or
+ * false). Returns 0, or 2 after a usage error naming it. */
 static int parse_scalar(const tkh_kernel_info *k, const tkh_operand *x, const char *given, const char *value,
     unsigned char *bytes)
 {
     char msg[256];
-    char *end = NULL;
-    errno = 0;
-    if (strcmp(x->type, "bool") == 0) {
-        const int one = strcmp(value, "1") == 0 || strcmp(value, "true") == 0;
-        if (!one && strcmp(value, "0") != 0 && strcmp(value, "false") != 0)
-            goto not_a_value;
-        bytes[0] = (unsigned char)one;
+    const tkh_scalar_type *t = tkh_scalar_type_find(x->type);
+    const int rc = t != NULL ? t->parse(value, bytes) : TKH_SCALAR_NOT_A_VALUE;
+    if (rc == TKH_SCALAR_PARSED)
         return 0;
-    }
-    if (x->type[0] == 'f' || x->type[0] == 'b') { /* f16, bf16, f32, f64: as strtod reads it */
-        const double d = strtod(value, &end);
-        if (end == value || *end != '\0')
-            goto not_a_value;
-        if (strcmp(x->type, "f64") == 0) {
-            memcpy(bytes, &d, sizeof d);
-        } else if (strcmp(x->type, "f32") == 0) {
-            const float f = strtof(value, NULL); /* rounded once from the decimal */
-            memcpy(bytes, &f, sizeof f);
-        } else { /* rounded once: through f32 rounded to odd (tokitai_hip/codegen/scalar.h) */
-            const float f = tkh_f64_to_f32_odd(d);
-            const uint16_t h = strcmp(x->type, "f16") == 0 ? tkh_f32_to_f16(f) : tkh_f32_to_bf16(f);
-            memcpy(bytes, &h, sizeof h);
-        }
-        return 0;
-    }
-    const unsigned bits = (unsigned)x->size * 8;
-    if (x->type[0] == 'i') {
-        const long long v = strtoll(value, &end, 0);
-        const long long most = (long long)(((unsigned long long)1 << (bits - 1)) - 1);
-        if (end == value || *end != '\0')
-            goto not_a_value;
-        if (errno != 0 || v > most || v < -most - 1) {
-            snprintf(msg, sizeof msg, "--scalar '%s': %s is out of range for %s (%lld to %lld)", given, value,
-                x->type, -most - 1, most);
-            return usage_error("%s", msg);
-        }
-        memcpy(bytes, &v, x->size); /* the low bytes: little-endian */
-        return 0;
-    }
-    uint64_t u = 0;
-    if (!parse_u64(value, &u))
-        goto not_a_value;
-    if (bits < 64 && u >> bits != 0) {
-        snprintf(msg, sizeof msg, "--scalar '%s': %s is out of range for %s (0 to %llu)", given, value, x->type,
-            (unsigned long long)((uint64_t)1 << bits) - 1);
-        return usage_error("%s", msg);
-    }
-    memcpy(bytes, &u, x->size);
-    return 0;
-not_a_value:
-    snprintf(msg, sizeof msg, "--scalar '%s': '%s' is not a %s value (%s_%s's scalar %s)", given, value,
-        x->type, k->op, k->type, x->name);
+    if (rc == TKH_SCALAR_OUT_OF_RANGE)
+        snprintf(msg, sizeof msg, "--scalar '%s': %s is out of range for %s (%" PRId64 " to %" PRIu64 ")", given,
+            value, x->type, t->min, t->max);
+    else
+        snprintf(msg, sizeof msg, "--scalar '%s': '%s' is not a %s value (%s_%s's scalar %s)", given, value,
+            x->type, k->op, k->type, x->name);
     return usage_error("%s", msg);
 }
 

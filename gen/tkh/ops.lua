@@ -13,11 +13,11 @@ local M = {}
 -- kernels(def, op, fail, filter). Per-type tables (compute, reference, identity, compare)
 -- are keyed by type name, family, domain or 'any' (tkh.types). A new shape is a module
 -- in tkh/shapes and a line here.
-local SHAPES = {
-  elementwise = require "tkh.shapes.elementwise",
-  reduction = require "tkh.shapes.reduction",
-  normalization = require "tkh.shapes.normalization",
-}
+-- The order is the runtime's: it numbers tkh_shape_kind (templates/shape_kinds.h.tpl), and
+-- the runtime has one module per shape behind a table in that order (runtime/src/shapes).
+M.SHAPE_ORDER = { "elementwise", "reduction", "normalization" }
+local SHAPES = {}
+for _, name in ipairs(M.SHAPE_ORDER) do SHAPES[name] = require("tkh.shapes." .. name) end
 
 -- How the oracle compares device and CPU results (tkh.op_fields, which checks them).
 M.COMPARISONS = op_fields.COMPARISONS

@@ -247,6 +247,7 @@ function M.all(ops, opts, build_info)
     guard = (opts.prefix .. "_" .. opts.name):upper(),
     kernels = kernels, units = units, ops = ops, op_files = table.concat(op_files, ", "),
     generator = GENERATOR, cstr = cstr, json = json, contract = contract,
+    runtime_tables = opts.runtime_tables or false,
     build = build_info or unknown_build_info(),
   }
   local files = {}
@@ -274,6 +275,13 @@ function M.all(ops, opts, build_info)
   emit("oracle_tests.c.tpl", "tests/oracle_tests.c")
   emit("selftest.c.tpl", "tests/selftest.c")
   emit("generated.cmake.tpl", "generated.cmake")
+  if opts.runtime_tables then
+    emit("shape_kinds.h.tpl", "include/tokitai_hip/shape_kinds.h",
+      { shapes = ops_loader.SHAPE_ORDER, op_file = "gen/tkh/ops.lua" })
+    local rows = {}
+    for i, name in ipairs(types.order) do rows[i] = types.by_name[name] end
+    emit("scalar_types.c.tpl", "runtime/scalar_types.c", { rows = rows, op_file = "gen/tkh/types.lua" })
+  end
   if opts.phase == "all" then
     emit("registry.c.tpl", opts.name .. "_registry.c")
     emit("manifest.json.tpl", "manifest.json")

@@ -7,7 +7,7 @@ set(golden "${SOURCE_DIR}/tests/golden/core")
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(generate dir out_var)
   execute_process(COMMAND "${LUA}" gen/tkhgen.lua --out "${dir}"
-      --build-info tests/golden/build_info.lua tests/golden/ops.lua
+      --build-info tests/golden/build_info.lua --runtime-tables tests/golden/ops.lua
     WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "generation failed: ${err}")

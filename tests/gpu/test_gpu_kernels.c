@@ -16,7 +16,7 @@
 
 #include "tokitai_hip/codegen/hip_platform.h"
 #include "tokitai_hip/tokitai_hip.h"
-#include "internal.h" /* tkhi_splitmix64 */
+#include "base/base.h" /* tkhi_splitmix64 */
 
 /* The one output of a kernel's check, as the list of outputs it takes. */
 #define OUT(p) ((const void *const[]){ (p) })

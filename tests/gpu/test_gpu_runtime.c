@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "tokitai_hip/tokitai_hip.h"
-#include "internal.h" /* tkhi_splitmix64 */
+#include "base/base.h" /* tkhi_splitmix64 */
 
 static uint64_t seed;
 static tkh_context *ctx;      /* default chunks */

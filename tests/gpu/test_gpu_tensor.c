@@ -20,7 +20,7 @@
 #include "tokitai_hip/codegen/hip_platform.h"
 #include "tokitai_hip/codegen/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
-#include "internal.h" /* tkhi_splitmix64 */
+#include "base/base.h" /* tkhi_splitmix64 */
 #include "../evidence.h"
 
 static uint64_t seed;

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "platform/platform.h" /* the context's state */
 
 enum { N = 8, POISON = 0x5A5A5A5A };
 

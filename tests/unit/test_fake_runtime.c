@@ -21,7 +21,7 @@
 #include "fake_hip.h"
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/kernel.h"
-#include "internal.h" /* tkhi_splitmix64 */
+#include "base/base.h" /* tkhi_splitmix64 */
 #include "../evidence.h"
 
 static const char *const targets[] = { "gfx90a", NULL };
@@ -109,8 +109,12 @@ static int finish_sum(const tkh_fold *state, const void *const *outputs, size_t 
 static const tkh_operand i32s[] = { { "lhs", "i32", 4, NULL, 0 }, { "rhs", "i32", 4, NULL, 0 } };
 static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0 } };
 
+/* The shapes by the names the KERNEL macro takes. */
+#define SHAPE_elementwise TKH_SHAPE_ELEMENTWISE
+#define SHAPE_reduction TKH_SHAPE_REDUCTION
+#define SHAPE_normalization TKH_SHAPE_NORMALIZATION
 #define KERNEL(name, shape_, arity_, out_count_, scratch_, launch_, check_)                     \
-    { .catalog = "fake", .op = name, .type = "i32", .symbol = "fake_" name, .shape = shape_,     \
+    { .catalog = "fake", .op = name, .type = "i32", .symbol = "fake_" name, .shape = #shape_, .shape_kind = SHAPE_##shape_,     \
       .signature = "i32 lhs, i32 rhs -> i32 out", .arity = arity_, .inputs = i32s,              \
       .output_count = 1, .outputs = out_i32, .out_count = out_count_, .scratch_size = scratch_,  \
       .block = 256, .vector_width = 4, .domain = "integer", .representation = "dense",           \
@@ -120,8 +124,8 @@ static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0 } };
       .required_evidence = none, .degradations = none, .non_claims = none, .launch = launch_,    \
       .check = check_ }
 
-static const tkh_kernel_info add = KERNEL("add", "elementwise", 2, 0, 0, host_add, check_add);
-static tkh_kernel_info sum = KERNEL("sum", "reduction", 1, 1, 8, host_sum, check_sum);
+static const tkh_kernel_info add = KERNEL("add", elementwise, 2, 0, 0, host_add, check_add);
+static tkh_kernel_info sum = KERNEL("sum", reduction, 1, 1, 8, host_sum, check_sum);
 
 /* A context whose host path cuts inputs into chunks of 'chunk_bytes' (0: the default). */
 static tkh_context *make_context(const char *chunk_bytes)

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "fake_hip.h"
-#include "internal.h" /* tkhi_splitmix64 */
+#include "platform/platform.h" /* tkhi_splitmix64, the context's chunk size */
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/tensor.h"
 #include "../evidence.h"
@@ -153,8 +153,12 @@ static size_t check_sum(const void *const *in, const void *const *out, const voi
 static const tkh_operand i32s[] = { { "lhs", "i32", 4, NULL, 0 }, { "rhs", "i32", 4, NULL, 0 } };
 static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0 } };
 
+/* The shapes by the names the KERNEL macro takes. */
+#define SHAPE_elementwise TKH_SHAPE_ELEMENTWISE
+#define SHAPE_reduction TKH_SHAPE_REDUCTION
+#define SHAPE_normalization TKH_SHAPE_NORMALIZATION
 #define KERNEL(name, shape_, arity_, out_count_, scratch_, launch_, check_, plan_)                  \
-    .catalog = "fake", .op = name, .type = "i32", .symbol = "fake_" name, .shape = shape_,          \
+    .catalog = "fake", .op = name, .type = "i32", .symbol = "fake_" name, .shape = #shape_, .shape_kind = SHAPE_##shape_,          \
     .signature = "i32 lhs, i32 rhs -> i32 out", .arity = arity_, .inputs = i32s,                   \
     .output_count = 1, .outputs = out_i32, .out_count = out_count_, .scratch_size = scratch_,       \
     .block = 256, .vector_width = 4, .domain = "integer", .representation = "dense",                \
@@ -163,11 +167,11 @@ static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0 } };
     .build_fingerprint = "", .build_command = "", .obligations = none, .required_evidence = none,   \
     .degradations = none, .non_claims = none, .launch = launch_, .check = check_, .launch_plan = plan_
 
-static const tkh_kernel_info add = { KERNEL("add", "elementwise", 2, 0, 0, host_add, check_add, host_add_plan) };
-static const tkh_kernel_info sum = { KERNEL("sum", "reduction", 1, 1, 8, host_sum, check_sum, host_sum_plan),
+static const tkh_kernel_info add = { KERNEL("add", elementwise, 2, 0, 0, host_add, check_add, host_add_plan) };
+static const tkh_kernel_info sum = { KERNEL("sum", reduction, 1, 1, 8, host_sum, check_sum, host_sum_plan),
     .fold = fold_sum, .finish = finish_sum, .has_identity = 1 };
 /* The same fold declared without an identity (as amax is): zero elements refused. */
-static const tkh_kernel_info sum_start = { KERNEL("sum_start", "reduction", 1, 1, 8, host_sum, check_sum,
+static const tkh_kernel_info sum_start = { KERNEL("sum_start", reduction, 1, 1, 8, host_sum, check_sum,
     host_sum_plan), .fold = fold_sum, .finish = finish_sum };
 /* A normalization: out = (x - the row's sum) * w, w a column (1 when not given); as a post
  * step ("rowsum"), the row's sum. Integers wrap, so the check is exact. */
@@ -247,9 +251,9 @@ static int no_flat_launch(const void *const *in, void *const *out, const void *c
 }
 
 static const tkh_operand x_weight[] = { { "lhs", "i32", 4, NULL, 0, 0, NULL }, { "rhs", "i32", 4, NULL, 0, 0, "1" } };
-static const tkh_kernel_info center = { KERNEL("center", "normalization", 2, 0, 0, no_flat_launch, check_add,
+static const tkh_kernel_info center = { KERNEL("center", normalization, 2, 0, 0, no_flat_launch, check_add,
     host_center_plan), .check_row = check_center_row, .inputs = x_weight };
-static const tkh_kernel_info rowsum = { KERNEL("rowsum", "normalization", 1, 1, 0, no_flat_launch, check_add,
+static const tkh_kernel_info rowsum = { KERNEL("rowsum", normalization, 1, 1, 0, no_flat_launch, check_add,
     host_rowsum_plan), .check_row = check_rowsum_row };
 
 static const tkh_kernel_info *const kernels[] = { &add, &sum, &center };

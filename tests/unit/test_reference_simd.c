@@ -1,4 +1,4 @@
-/* The vector variants of the references' functions (runtime/src/reference_simd.c, SLEEF's)
+/* The vector variants of the references' functions (runtime/src/base/reference_simd.c, SLEEF's)
  * against MPFR at 160 bits: each function, each x86-64 ISA of the vector-function ABI
  * that this CPU has, on edge values and random inputs (seed printed; replay with
  * TKH_TEST_SEED), within SLEEF's stated bound for each (tokitai_hip/codegen/reference_simd.h: 1,
@@ -28,7 +28,7 @@
 #define DECLARE2(f, class, ulps, limit) __m128d _ZGVbN2vv_##f(__m128d, __m128d); __m256d _ZGVcN4vv_##f(__m256d, __m256d); \
     __m256d _ZGVdN4vv_##f(__m256d, __m256d); __m512d _ZGVeN8vv_##f(__m512d, __m512d);
 #include "tokitai_hip/codegen/reference_simd.h"
-#include "internal.h" /* tkhi_splitmix64 */
+#include "base/base.h" /* tkhi_splitmix64 */
 TKH_SIMD_FUNCTIONS(DECLARE1, DECLARE2)
 
 /* Each variant evaluates 8 inputs (a wider ISA in one call, a narrower in several). */

@@ -23,7 +23,7 @@
 #include "tokitai_hip/core_compare.h"
 #include "tokitai_hip/core_oracle.h"
 #include "tokitai_hip/tokitai_hip.h"
-#include "internal.h" /* tkhi_splitmix64 */
+#include "base/base.h" /* tkhi_splitmix64 */
 
 #define PREC 256
 #define RANDOM_INPUTS 3000

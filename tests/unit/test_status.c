@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 static void names_match_the_enum(void **state)
 {

@@ -7,6 +7,7 @@
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/codegen/plan.h"
 #include "tokitai_hip/report.h"
+#include "tokitai_hip/shape_kinds.h"
 #include "tokitai_hip/status.h"
 
 #ifdef __cplusplus
@@ -110,6 +111,7 @@ typedef struct tkh_kernel_info {
     const char *signature;            /* "scalar f32 alpha, f32 x -> f32 out" */
     const char *symbol;               /* device symbol, "tkhk_add_i32" */
     const char *shape;                /* "elementwise", "reduction" or "normalization" */
+    tkh_shape_kind shape_kind;        /* the same as the runtime numbers it */
     unsigned arity;                   /* number of input arrays */
     const tkh_operand *inputs;        /* arity of them */
     unsigned output_count;

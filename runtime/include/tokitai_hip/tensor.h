@@ -8,15 +8,11 @@
 #include <dlpack/dlpack.h>
 
 #include "tokitai_hip/kernel.h"
+#include "tokitai_hip/scalar_types.h" /* TKH_DLPACK_BOOL, the types' DLPack codes */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* DLPack's type code for bool (kDLBool, from DLPack 0.8; Debian's 0.6 lacks it), what
- * torch, CuPy and JAX send for bool tensors: taken with 8 bits for our bool, one byte per
- * element, non-zero read as true. */
-#define TKH_DLPACK_BOOL 6
 
 /* The DLPack dtype of our type 'type' ("f32", "bf16", "bool": TKH_DLPACK_BOOL).
  * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_INVALID_ARGUMENT (no type of ours). */

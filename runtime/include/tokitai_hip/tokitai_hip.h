@@ -10,6 +10,7 @@
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/report.h"
 #include "tokitai_hip/kernel.h"
+#include "tokitai_hip/scalar_types.h"
 #include "tokitai_hip/tensor.h"
 #include "tokitai_hip/core_ops.h"
 

@@ -2,8 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "internal.h"
-#include "platform.h"
+#include "platform/platform.h"
 
 /* TOKITAI_HIP_CHUNK_BYTES (at least 4096), else 16 MiB: large enough that a chunk's
  * transfers dwarf the per-chunk costs, small enough that staging stays modest. */
@@ -51,39 +50,6 @@ tkh_status tkh_context_create(tkh_context **out, int device)
     return TKH_OK;
 }
 
-static void release(tkhi_buffer *b, void (*free_fn)(void *))
-{
-    free_fn(b->ptr);
-    b->ptr = NULL;
-    b->bytes = 0;
-}
-
-void tkhi_release_buffers(tkh_context *ctx)
-{
-    for (int s = 0; s < TKHI_SLOTS; ++s) {
-        tkhi_slot *slot = &ctx->slots[s];
-        if (slot->stream != NULL)
-            tkhi_stream_drain(slot->stream);
-        tkhi_stream_destroy(slot->stream);
-        slot->stream = NULL;
-        for (int i = 0; i < TKH_MAX_INPUTS; ++i) {
-            release(&slot->dev_in[i], tkhi_device_free);
-            release(&slot->pinned_in[i], tkhi_pinned_free);
-        }
-        for (int o = 0; o < TKH_MAX_OUTPUTS; ++o) {
-            release(&slot->dev_out[o], tkhi_device_free);
-            release(&slot->pinned_out[o], tkhi_pinned_free);
-        }
-        tkhi_event_destroy(slot->done);
-        slot->done = NULL;
-    }
-    release(&ctx->scratch, tkhi_device_free);
-    for (int p = 0; p < TKHI_PARTIAL_STREAMS; ++p) {
-        release(&ctx->partials[p].buffer, tkhi_device_free);
-        ctx->partials[p].stream = NULL;
-    }
-}
-
 void tkh_context_destroy(tkh_context *ctx)
 {
     if (ctx == NULL)
@@ -115,16 +81,6 @@ tkh_status tkh_context_trim(tkh_context *ctx)
 const tkh_device_report *tkh_context_device(const tkh_context *ctx)
 {
     return ctx ? &ctx->device : NULL;
-}
-
-const char *tkh_oracle_mode_name(tkh_oracle_mode mode)
-{
-    switch (mode) {
-    case TKH_ORACLE_FULL: return "full";
-    case TKH_ORACLE_SAMPLED: return "sampled";
-    case TKH_ORACLE_OFF: return "off";
-    }
-    return "unknown";
 }
 
 /* Both policies' setter, named 'fn' in messages. */

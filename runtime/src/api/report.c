@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 typedef enum { F_TEXT, F_UINT, F_INT, F_BOOL, F_REAL, F_LIST } field_kind;
 

@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "tokitai_hip/codegen/scalar.h"
+#include "paths/paths.h"
 
 #define POISON 0xA5
 
@@ -23,22 +22,6 @@ static void edge(unsigned char *elem, size_t size, unsigned which)
         elem[0] = 1;
 }
 
-/* Values in [-1, 1): a bounded sum is only meaningful over finite inputs. */
-static void fill_moderate(const tkh_operand *x, unsigned char *in, size_t n, uint64_t *s)
-{
-    for (size_t i = 0; i < n; ++i) {
-        double v = (double)(tkhi_splitmix64(s) >> 11) * 0x1p-52 - 1.0;
-        float f = (float)v;
-        uint16_t h = strcmp(x->type, "f16") == 0 ? tkh_f32_to_f16(f) : tkh_f32_to_bf16(f);
-        if (x->size == 8)
-            memcpy(in + i * 8, &v, 8);
-        else if (x->size == 4)
-            memcpy(in + i * 4, &f, 4);
-        else
-            memcpy(in + i * 2, &h, 2);
-    }
-}
-
 /* Random bits (bool: 0 or 1, the values a bool holds) for 'count' values of x's type. */
 static void fill_random(const tkh_operand *x, unsigned char *v, size_t count, uint64_t *s)
 {
@@ -50,6 +33,19 @@ static void fill_random(const tkh_operand *x, unsigned char *v, size_t count, ui
     if (strcmp(x->type, "bool") == 0)
         for (size_t i = 0; i < count; ++i)
             v[i] &= 1;
+}
+
+/* Values in [-1, 1), each rounded once to x's type: a bounded sum is only meaningful
+ * over finite inputs. (Bounded sums are of floats; random bits for any other type.) */
+static void fill_moderate(const tkh_operand *x, unsigned char *in, size_t n, uint64_t *s)
+{
+    const tkh_scalar_type *t = tkh_scalar_type_find(x->type);
+    if (t == NULL || t->from_double == NULL) {
+        fill_random(x, in, n, s);
+        return;
+    }
+    for (size_t i = 0; i < n; ++i)
+        t->from_double((double)(tkhi_splitmix64(s) >> 11) * 0x1p-52 - 1.0, in + i * x->size);
 }
 
 static void fill_inputs(const tkh_kernel_info *k, unsigned char **in, unsigned char *scalars, size_t n,
@@ -108,7 +104,7 @@ static tkh_status run_one(tkh_context *ctx, const tkh_kernel_info *k, size_t n, 
         for (unsigned j = 0; j < k->scalar_count; ++j)
             scalar_ptrs[j] = scalars + 8 * j;
         const tkh_args args = { inputs, k->arity, outs, k->output_count, scalar_ptrs, k->scalar_count };
-        st = tkh_kernel_call(ctx, k, &args, n, NULL);
+        st = tkhi_flat_call("tkh_kernel_call", ctx, k, &args, n, 0, NULL, NULL, 0);
     }
     ++result->runs;
     if (st == TKH_OK)

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
-#include "platform.h"
+#include "base.h"
 #include "tokitai_hip/codegen/hip_platform.h"
 
 static _Thread_local char last_error[1024];
+static _Thread_local int fault_injected; /* the last runtime error came from the fault hook */
 
 const char *tkh_status_name(tkh_status status)
 {
@@ -38,7 +38,12 @@ const char *tkh_last_error(void)
 void tkhi_clear_error(void)
 {
     last_error[0] = '\0';
-    tkhi_fault_forget();
+    fault_injected = 0;
+}
+
+void tkhi_fault_mark(int injected)
+{
+    fault_injected = injected;
 }
 
 void tkhi_copy(char *dst, size_t size, const char *src)
@@ -67,7 +72,17 @@ tkh_status tkhi_fail_runtime(tkh_status status, int code, const char *fmt, ...)
         hipError_t err = (hipError_t)code;
         snprintf(last_error + len, sizeof last_error - (size_t)len, ": %s (%d): %s%s",
             hipGetErrorName(err), code, hipGetErrorString(err),
-            tkhi_fault_was_injected() ? " (injected by tkh_context_inject_fault)" : "");
+            fault_injected ? " (injected by tkh_context_inject_fault)" : "");
     }
     return status;
+}
+
+const char *tkh_oracle_mode_name(tkh_oracle_mode mode)
+{
+    switch (mode) {
+    case TKH_ORACLE_FULL: return "full";
+    case TKH_ORACLE_SAMPLED: return "sampled";
+    case TKH_ORACLE_OFF: return "off";
+    }
+    return "unknown";
 }

@@ -5,14 +5,6 @@
 
 #include "oracle.h"
 
-uint64_t tkhi_splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static int by_index(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;

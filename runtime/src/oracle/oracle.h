@@ -1,11 +1,12 @@
-/* Applying the context's oracle policy to a result, range by range, over the crew. */
+/* The oracle layer, its one door: applying the context's oracle policy to a result, range
+ * by range over the crew (oracle.c), and walking a plan on the host (walk.c). What each
+ * shape compares is the shape's (shapes/). */
 #ifndef TOKITAI_HIP_ORACLE_H
 #define TOKITAI_HIP_ORACLE_H
 
 #include <stdint.h>
 
-#include "crew.h"
-#include "entry.h"
+#include "plan/plan.h"
 
 typedef struct tkhi_oracle {
     const tkh_kernel_info *kernel;
@@ -68,5 +69,26 @@ TKH_HIDDEN void tkhi_oracle_end(tkhi_oracle *o);
  * 'whole' (so that two ranges split alike never hand one index to two threads). */
 TKH_HIDDEN void tkhi_split(size_t whole, size_t count, unsigned part, unsigned parts,
     size_t *lo, size_t *hi);
+
+/* Elements gathered per check when the oracle walks a plan. */
+#define TKHI_BATCH 4096
+
+/* Offsets (elements) of 'count' consecutive linear indices from 'first' over plan
+ * dimensions [from, to), row-major with 'from' the fastest; tkhi_offset_at: of one. */
+TKH_HIDDEN void tkhi_walk(const tkh_plan *p, int from, int to, const int64_t *stride, int64_t first,
+    size_t count, int64_t *off);
+TKH_HIDDEN int64_t tkhi_offset_at(const tkh_plan *p, int from, int to, const int64_t *stride, int64_t linear);
+
+/* Copies 'count' elements of 'size' bytes at offsets 'off' from base to dst, packed. */
+TKH_HIDDEN void tkhi_gather(unsigned char *dst, const unsigned char *base, const int64_t *off, size_t count,
+    size_t size);
+
+/* The sampled policy's indices of [0, count) (with replacement, splitmix64 from the seed,
+ * as the flat host path draws them); NULL for another policy, or when out of memory. */
+TKH_HIDDEN int64_t *tkhi_draw_samples(const tkh_oracle_policy *policy, int64_t count);
+
+/* Copies output element by element from a dense buffer (tkhi_plan_dense_strides) into the
+ * caller's tensor. */
+TKH_HIDDEN void tkhi_tensor_scatter(const tkhi_call *c, unsigned output, const void *dense);
 
 #endif

@@ -7,10 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host_path.h"
-#include "platform.h"
-#include "stream_copy.h"
-#include "workspace.h"
+#include "paths.h"
 
 tkh_status tkhi_run_sync_failed(const run *r, int err)
 {
@@ -95,15 +92,15 @@ static tkh_status enqueue_chunk(run *r, tkhi_slot *slot, const tkhi_arrays *src,
         if (err != 0)
             return tkhi_run_copy_failed(r, err, tkhi_array_name(k, 0, a, name, sizeof name));
     }
-    unsigned grid, block;
-    tkhi_launch_shape(r->ctx, k, count, &grid, &block);
-    if (first == 0) {
-        r->grid = grid;
-        r->block = block;
-    }
     tkhi_arrays d;
     device_arrays(r, slot, &d);
-    tkh_status st = tkhi_enqueue(r->ctx, k, &d, r->scalars, count, grid, block, NULL, slot->stream);
+    tkhi_launch_spec l = { r->ctx, r->call, d.in, (void *const *)d.out, r->scalars, NULL, count, 0, 0, slot->stream };
+    tkhi_launch_choose(&l, NULL);
+    if (first == 0) {
+        r->grid = l.grid;
+        r->block = l.block;
+    }
+    tkh_status st = tkhi_launch_run(&l, NULL);
     if (st == TKH_OK)
         st = tkhi_run_corrupt(r, slot->dev_out[0].ptr, first, count, slot->stream);
     if (st != TKH_OK)

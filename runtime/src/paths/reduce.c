@@ -4,9 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "host_path.h"
-#include "platform.h"
-#include "workspace.h"
+#include "paths.h"
 
 /* Stages elements [first, first + count) of a reduction's input into pinned memory, part
  * by part, and folds each piece of a part into that part's oracle state while it is in
@@ -87,7 +85,7 @@ tkh_status tkhi_run_reduction(run *r, void *const *results)
     tkh_context *ctx = r->ctx;
     const tkh_kernel_info *k = r->kernel;
     tkhi_slot *slot = &ctx->slots[0];
-    tkhi_launch_shape(ctx, k, r->n, &r->grid, &r->block);
+    tkhi_flat_geometry(ctx, k, r->n, &r->grid, &r->block);
     char name[80];
     tkh_status st = tkhi_device_buffer(ctx, &slot->dev_in[0], r->bytes.in[0], tkhi_array_name(k, 0, 0, name, sizeof name));
     for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o)
@@ -102,8 +100,10 @@ tkh_status tkhi_run_reduction(run *r, void *const *results)
     tkhi_arrays d = { .in = { slot->dev_in[0].ptr } };
     for (unsigned o = 0; o < k->output_count; ++o)
         d.out[o] = slot->dev_out[o].ptr;
+    tkhi_launch_spec l = { ctx, r->call, d.in, (void *const *)d.out, r->scalars, NULL, r->n, r->grid, r->block,
+        slot->stream };
     if (st == TKH_OK)
-        st = tkhi_enqueue(ctx, k, &d, r->scalars, r->n, r->grid, r->block, ctx->scratch.ptr, slot->stream);
+        st = tkhi_launch_run(&l, ctx->scratch.ptr);
     if (st == TKH_OK)
         st = tkhi_run_corrupt(r, slot->dev_out[0].ptr, 0, k->out_count, slot->stream);
     for (unsigned o = 0; o < k->output_count && st == TKH_OK; ++o) {

@@ -1,42 +1,9 @@
-/* Argument checks, launch shapes, and the device path (tkh_kernel_launch). */
-#include <stdarg.h>
+/* The checks of a flat call's arguments: counts, pointers, sizes, overlaps, alignment. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "entry.h"
-#include "platform.h"
-#include "tensor.h"
-#include "workspace.h"
-
-#define TKHI_BLOCKS_PER_UNIT 32u   /* reductions: partials per compute unit */
-
-const char *tkhi_array_name(const tkh_kernel_info *kernel, int output, unsigned i, char *buf,
-    size_t size)
-{
-    if (output && kernel->output_count == 1)
-        snprintf(buf, size, "%s", kernel->outputs[0].name);
-    else
-        snprintf(buf, size, "%s %u (%s)", output ? "output" : "input", i,
-            output ? kernel->outputs[i].name : kernel->inputs[i].name);
-    return buf;
-}
-
-void tkhi_evidence(tkh_report *r, const char *fmt, ...)
-{
-    if (r == NULL || r->evidence_count >= TKH_REPORT_MAX_EVIDENCE)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->evidence[r->evidence_count++], sizeof r->evidence[0], fmt, ap);
-    va_end(ap);
-}
-
-void tkhi_ulp_evidence(tkh_report *r, const tkh_kernel_info *k, double worst, const char *where)
-{
-    tkhi_evidence(r, "largest error %.3g ulps (output %s), bound %.6g ulps%s", worst, where, k->ulp_bound,
-        k->abs_tolerance > 0 ? " (outputs within the absolute floor of the reference counted as 0)" : "");
-}
+#include "plan.h"
 
 /* [a, a+alen) and [b, b+blen) share bytes. */
 static int overlap(const void *a, size_t alen, const void *b, size_t blen)
@@ -153,7 +120,7 @@ tkh_status tkhi_check_args(const char *fn, tkh_context *ctx, const tkh_kernel_in
     }
     if (!ctx->device.available)
         return tkhi_fail(TKH_ERR_NO_DEVICE, "%s: the context has no usable device", fn);
-    return tkh_kernel_admit(kernel, ctx->device.arch);
+    return tkhi_admit(ctx, kernel);
 }
 
 void tkhi_arrays_at(const tkh_kernel_info *kernel, const tkhi_arrays *base, size_t index, tkhi_arrays *at)
@@ -177,121 +144,69 @@ tkh_status tkhi_single_output(const char *fn, const tkh_kernel_info *kernel, con
     return TKH_OK;
 }
 
-/* Elementwise kernels get a block per block-sized slice, as many as the hardware takes
- * (the grid-stride loop covers the rest); reductions a few blocks per compute unit, each
- * folding a long slice, so there are few partials. */
-void tkhi_launch_shape(const tkh_context *ctx, const tkh_kernel_info *kernel, size_t n,
-    unsigned *grid, unsigned *block)
+tkh_status tkhi_check_alignment(const char *fn, const tkh_kernel_info *kernel, const tkhi_arrays *arrays)
 {
-    const size_t per_block = (size_t)kernel->block * (kernel->vector_width ? kernel->vector_width : 1);
-    size_t blocks = (n + per_block - 1) / per_block;
-    size_t cap = kernel->scratch_size == 0 ? TKHI_MAX_GRID
-        : (size_t)(ctx->device.compute_units > 0 ? ctx->device.compute_units : 1) * TKHI_BLOCKS_PER_UNIT;
-    *grid = (unsigned)(blocks < cap ? blocks : cap);
-    *block = kernel->block;
-}
-
-tkh_status tkhi_enqueue(tkh_context *ctx, const tkh_kernel_info *kernel, const tkhi_arrays *arrays,
-    const void *const *scalars, size_t n, unsigned grid, unsigned block, void *scratch, void *stream)
-{
-    int err = tkhi_launch(ctx, kernel, arrays->in, (void *const *)arrays->out, scalars, n, grid, block,
-        scratch, stream);
-    if (err != 0)
-        return tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "launching %s (grid %u, block %u, n %zu) failed",
-            kernel->symbol, grid, block, n);
-    return TKH_OK;
-}
-
-tkh_status tkhi_with_partials(tkh_context *ctx, void *stream, size_t bytes, const char *symbol,
-    tkhi_partials_user launch, void *arg)
-{
-    void *scratch = NULL;
-    pthread_mutex_lock(&ctx->lock);
-    tkh_status st = tkhi_stream_partials(ctx, stream, bytes, &scratch);
-    if (st == TKH_OK && scratch != NULL)
-        st = launch(arg, scratch);
-    pthread_mutex_unlock(&ctx->lock);
-    if (st != TKH_OK || scratch != NULL)
-        return st;
-    int err = tkhi_device_alloc(ctx, &scratch, bytes);
-    if (err != 0)
-        return tkhi_fail_runtime(TKH_ERR_DEVICE_ALLOC, err,
-            "allocating %zu bytes of partials on device %d failed", bytes, ctx->device.selected);
-    st = launch(arg, scratch);
-    err = st == TKH_OK ? tkhi_stream_wait(ctx, stream) : 0;
-    if (st != TKH_OK)
-        tkhi_stream_drain(stream);
-    tkhi_device_free(scratch);
-    if (err != 0)
-        st = tkhi_fail_runtime(TKH_ERR_SYNC, err, "running %s on device %d failed", symbol, ctx->device.selected);
-    return st;
-}
-
-/* A flat reduction's launch, for tkhi_with_partials. */
-typedef struct flat_reduction {
-    tkh_context *ctx;
-    const tkh_kernel_info *kernel;
-    const tkhi_arrays *arrays;
-    const void *const *scalars;
-    size_t n;
-    unsigned grid, block;
-    void *stream;
-} flat_reduction;
-
-static tkh_status launch_flat_reduction(void *arg, void *scratch)
-{
-    const flat_reduction *r = arg;
-    return tkhi_enqueue(r->ctx, r->kernel, r->arrays, r->scalars, r->n, r->grid, r->block, scratch, r->stream);
-}
-
-/* tkh_kernel_enqueue, named 'fn' in messages. */
-static tkh_status device_call(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
-    const tkh_args *args, size_t n, tkh_stream stream)
-{
-    tkhi_arrays arrays;
-    tkhi_sizes bytes;
-    tkh_status st = tkhi_check_args(fn, ctx, kernel, args, n, &arrays, &bytes);
-    if (st != TKH_OK)
-        return st;
     char name[80];
     for (unsigned i = 0; i < kernel->arity + kernel->output_count; ++i) {
         const int output = i >= kernel->arity;
         const unsigned j = output ? i - kernel->arity : i;
-        const void *p = output ? arrays.out[j] : arrays.in[j];
+        const void *p = output ? arrays->out[j] : arrays->in[j];
         const size_t size = output ? kernel->outputs[j].size : kernel->inputs[j].size;
-        if ((uintptr_t)p % size != 0)
+        const uintptr_t off = (size & (size - 1)) == 0 ? (uintptr_t)p & (size - 1) : (uintptr_t)p % size;
+        if (off != 0) /* (every size of ours is a power of two: no division) */
             return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
                 "%s: %s %p is not aligned to the element size (%zu bytes)", fn,
                 tkhi_array_name(kernel, output, j, name, sizeof name), p, size);
     }
-    int err = tkhi_set_device(ctx);
-    if (err != 0)
-        return tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed",
-            ctx->device.selected);
-    unsigned grid, block;
-    tkhi_launch_shape(ctx, kernel, n, &grid, &block);
-    if (kernel->scratch_size == 0)
-        return tkhi_enqueue(ctx, kernel, &arrays, args->scalars, n, grid, block, NULL, stream);
-    flat_reduction r = { ctx, kernel, &arrays, args->scalars, n, grid, block, stream };
-    return tkhi_with_partials(ctx, stream, (size_t)grid * kernel->scratch_size, kernel->symbol,
-        launch_flat_reduction, &r);
+    return TKH_OK;
 }
 
-tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
-    const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_stream stream)
+void tkhi_call_flat(tkhi_call *c, const char *fn, const tkh_kernel_info *kernel, const tkhi_arrays *arrays,
+    size_t n, int on_device, int folds)
 {
-    tkhi_clear_error();
-    tkh_args args;
-    void *outputs[1] = { out };
-    tkh_status st = tkhi_single_output("tkh_kernel_launch", kernel, inputs, input_count, outputs, &args);
-    return st != TKH_OK ? st : device_call("tkh_kernel_launch", ctx, kernel, &args, n, stream);
+    /* What the paths read of a flat call, no more: a flat enqueue's whole host work is a
+     * few tens of ns, and this is on it. Spans, strides and tensors are for tensor calls. */
+    c->kernel = kernel;
+    c->fn = fn;
+    c->on_device = on_device;
+    c->arrays = kernel->arity + kernel->output_count;
+    c->flat = 1;
+    c->folds = c->drops = folds;
+    c->ndim = 1;
+    c->shape[0] = (int64_t)n;
+    c->reduced_axis[0] = folds;
+    for (unsigned a = 0; a < kernel->arity; ++a)
+        c->base[a] = (unsigned char *)arrays->in[a];
+    for (unsigned o = 0; o < kernel->output_count; ++o)
+        c->base[kernel->arity + o] = arrays->out[o];
+    tkh_plan *p = &c->plan;
+    p->ndim = 1;
+    p->reduced = folds;
+    p->mode = TKH_PLAN_ROWS;
+    p->size[0] = (int64_t)n;
+    p->count = folds ? 1 : (int64_t)n;
+    p->reduce_count = folds ? (int64_t)n : 0;
+    p->split = 1;
+    p->chunk = p->reduce_count;
+    p->wide = n > (size_t)INT32_MAX;
+    p->magic[0] = p->shift[0] = 0; /* no division: a flat call runs the flat kernel (tkhi_launch_choose) */
 }
 
-tkh_status tkh_kernel_enqueue(tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_args *args,
-    size_t n, tkh_stream stream)
+void tkhi_flat_arrays(const tkhi_call *c, tkhi_arrays *arrays, tkhi_sizes *bytes)
 {
-    tkhi_clear_error();
-    if (kernel != NULL && tkhi_is_normalization(kernel))
-        return tkhi_normalization_flat("tkh_kernel_enqueue", ctx, kernel, args, n, 1, stream, NULL);
-    return device_call("tkh_kernel_enqueue", ctx, kernel, args, n, stream);
+    const tkh_kernel_info *k = c->kernel;
+    const size_t n = tkhi_flat_count(c);
+    const size_t outputs = k->out_count ? k->out_count : n;
+    memset(arrays, 0, sizeof *arrays);
+    bytes->widest = 1;
+    for (unsigned a = 0; a < c->arrays; ++a) {
+        if (a < k->arity) {
+            arrays->in[a] = c->base[a];
+            bytes->in[a] = n * c->size[a];
+        } else {
+            arrays->out[a - k->arity] = c->base[a];
+            bytes->out[a - k->arity] = outputs * c->size[a];
+        }
+        bytes->widest = c->size[a] > bytes->widest ? c->size[a] : bytes->widest;
+    }
 }

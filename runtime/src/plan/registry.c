@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "plan.h"
 
 const tkh_kernel_info *tkh_registry_find(const tkh_registry *registry, const char *op,
     const char *type)
@@ -51,12 +51,9 @@ static int target_admits(const char *target, const char *arch)
     return 1;
 }
 
-tkh_status tkh_kernel_admit(const tkh_kernel_info *kernel, const char *arch)
+/* Admission without the entry point's work: TKH_OK, or the failure naming both. */
+static tkh_status admit(const tkh_kernel_info *kernel, const char *arch)
 {
-    tkhi_clear_error();
-    if (kernel == NULL || arch == NULL)
-        return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_kernel_admit: %s is NULL",
-            kernel == NULL ? "kernel" : "arch");
     char list[256] = "";
     size_t used = 0;
     for (const char *const *t = kernel->targets; *t != NULL; ++t) {
@@ -70,4 +67,52 @@ tkh_status tkh_kernel_admit(const tkh_kernel_info *kernel, const char *arch)
         "kernel %s_%s (%s) was built for [%s] but the device is %s: rebuild with "
         "GPU_TARGETS including it", kernel->op, kernel->type, kernel->platform,
         list, arch);
+}
+
+tkh_status tkh_kernel_admit(const tkh_kernel_info *kernel, const char *arch)
+{
+    tkhi_clear_error();
+    if (kernel == NULL || arch == NULL)
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "tkh_kernel_admit: %s is NULL",
+            kernel == NULL ? "kernel" : "arch");
+    return admit(kernel, arch);
+}
+
+tkh_status tkhi_admit(tkh_context *ctx, const tkh_kernel_info *kernel)
+{
+    /* A context's device never changes: the kernel admitted last needs no second look
+     * (the target strings' comparison was a fifth of a flat enqueue's host work). */
+    if (atomic_load_explicit(&ctx->admitted, memory_order_relaxed) == kernel)
+        return TKH_OK;
+    const tkh_status st = admit(kernel, ctx->device.arch);
+    if (st == TKH_OK)
+        atomic_store_explicit(&ctx->admitted, kernel, memory_order_relaxed);
+    return st;
+}
+
+/* Tensor t's dtype is our type 'type'. */
+static int dtype_is(const DLTensor *t, const char *type)
+{
+    const char *ours = tkhi_dtype_type(t->dtype);
+    return ours != NULL && strcmp(ours, type) == 0;
+}
+const tkh_kernel_info *tkh_registry_match(const tkh_registry *registry, const char *op,
+    const tkh_tensor_args *args)
+{
+    if (registry == NULL || op == NULL || args == NULL || args->inputs == NULL || args->outputs == NULL)
+        return NULL;
+    for (size_t i = 0; i < registry->count; ++i) {
+        const tkh_kernel_info *k = registry->kernels[i];
+        if (strcmp(k->op, op) != 0 || k->arity != args->input_count || k->output_count != args->output_count)
+            continue;
+        int fits = 1;
+        for (unsigned a = 0; a < k->arity && fits; ++a) /* an absent optional input fits any type */
+            fits = args->inputs[a] != NULL ? dtype_is(args->inputs[a], k->inputs[a].type)
+                : k->inputs[a].default_value != NULL;
+        for (unsigned o = 0; o < k->output_count && fits; ++o)
+            fits = args->outputs[o] != NULL && dtype_is(args->outputs[o], k->outputs[o].type);
+        if (fits)
+            return k;
+    }
+    return NULL;
 }

@@ -7,7 +7,7 @@
 
 #include <sha2.h>
 
-#include "internal.h"
+#include "platform.h"
 #include "tokitai_hip/codegen/hip_platform.h"
 
 #if defined(TKH_PLATFORM_NVIDIA)

@@ -2,29 +2,17 @@
 #include "platform.h"
 #include "tokitai_hip/codegen/hip_platform.h"
 
-static _Thread_local int injected;
-
-int tkhi_fault_was_injected(void)
-{
-    return injected;
-}
-
-void tkhi_fault_forget(void)
-{
-    injected = 0;
-}
-
 /* 1 when this call is the one the plan for 'kind' makes fail. */
 static int fault(tkh_context *ctx, tkh_fault kind)
 {
-    injected = 0;
+    tkhi_fault_mark(0);
     unsigned left = atomic_load(&ctx->fault_countdown[kind]);
     while (left > 0) {
         if (atomic_compare_exchange_weak(&ctx->fault_countdown[kind], &left, left - 1)) {
             if (left > 1)
                 return 0;
             atomic_store(&ctx->fault_fired[kind], 1);
-            injected = 1;
+            tkhi_fault_mark(1);
             return 1;
         }
     }

@@ -2,7 +2,6 @@
  * context's lock. Growing frees the old buffer first (the runtime's free waits for the
  * device), so a context holds at most one buffer per role. */
 #include "platform.h"
-#include "workspace.h"
 
 static tkh_status grow(tkh_context *ctx, tkhi_buffer *b, size_t bytes, const char *what,
     int pinned)
@@ -69,4 +68,37 @@ tkh_status tkhi_stream_partials(tkh_context *ctx, void *stream, size_t bytes, vo
     free_slot->stream = stream;
     *out = free_slot->buffer.ptr;
     return TKH_OK;
+}
+
+static void release(tkhi_buffer *b, void (*free_fn)(void *))
+{
+    free_fn(b->ptr);
+    b->ptr = NULL;
+    b->bytes = 0;
+}
+
+void tkhi_release_buffers(tkh_context *ctx)
+{
+    for (int s = 0; s < TKHI_SLOTS; ++s) {
+        tkhi_slot *slot = &ctx->slots[s];
+        if (slot->stream != NULL)
+            tkhi_stream_drain(slot->stream);
+        tkhi_stream_destroy(slot->stream);
+        slot->stream = NULL;
+        for (int i = 0; i < TKH_MAX_INPUTS; ++i) {
+            release(&slot->dev_in[i], tkhi_device_free);
+            release(&slot->pinned_in[i], tkhi_pinned_free);
+        }
+        for (int o = 0; o < TKH_MAX_OUTPUTS; ++o) {
+            release(&slot->dev_out[o], tkhi_device_free);
+            release(&slot->pinned_out[o], tkhi_pinned_free);
+        }
+        tkhi_event_destroy(slot->done);
+        slot->done = NULL;
+    }
+    release(&ctx->scratch, tkhi_device_free);
+    for (int p = 0; p < TKHI_PARTIAL_STREAMS; ++p) {
+        release(&ctx->partials[p].buffer, tkhi_device_free);
+        ctx->partials[p].stream = NULL;
+    }
 }

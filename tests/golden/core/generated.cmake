@@ -33,3 +33,5 @@ set(TKH_GENERATED_ORACLE_TESTS "tests/oracle_tests.c")
 set(TKH_GENERATED_GPU_TESTS "tests/selftest.c")
 # Each kernel's scalar definition: include/<this folder>/<kernel>.h
 set(TKH_GENERATED_ORACLE_DIR "include/tokitai_hip/core_oracle")
+# The runtime's own sources (--runtime-tables): compiled into the runtime library, once.
+set(TKH_GENERATED_RUNTIME_SOURCES "runtime/scalar_types.c")

@@ -1,0 +1,119 @@
+/* Where the entry points come in: a flat call made the one-dimensional call it is, a
+ * tensor call planned, each sent down the host or the device path. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "paths.h"
+
+/* A flat call of a shape without flat kernels (a normalization): the n elements are one
+ * row, passed as 1-D tensors (a column NULL: its default). */
+static tkh_status one_row_call(const char *fn, tkh_context *ctx, const tkh_kernel_info *k,
+    const tkh_args *args, size_t n, int on_device, tkh_stream stream, tkh_report *report, double start)
+{
+    tkh_status st = tkhi_check_call(fn, ctx, k, args);
+    if (st == TKH_OK && (args->input_count != k->arity || args->output_count != 1 || args->scalar_count != k->scalar_count))
+        st = tkhi_fail(TKH_ERR_ARITY, "%s: %s_%s (%s) takes %u inputs, 1 output and %u scalars, got %u, %u and %u",
+            fn, k->op, k->type, k->signature, k->arity, k->scalar_count, args->input_count, args->output_count,
+            args->scalar_count);
+    else if (st == TKH_OK && (args->inputs == NULL || args->outputs == NULL))
+        st = tkhi_fail(TKH_ERR_NULL_POINTER, "%s: %s is NULL", fn, args->inputs == NULL ? "inputs" : "outputs");
+    else if (st == TKH_OK && n == 0)
+        st = tkhi_fail(TKH_ERR_EMPTY, "%s: n is 0: expected a row of at least one element", fn);
+    else if (st == TKH_OK && n > (size_t)INT64_MAX)
+        st = tkhi_fail(TKH_ERR_SIZE_OVERFLOW, "%s: n = %zu does not fit a tensor's shape", fn, n);
+    if (st != TKH_OK) {
+        tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, k, n);
+        return tkhi_report_end(report, st, start);
+    }
+    const int64_t shape = (int64_t)n, axis = 0;
+    const DLDevice dev = { on_device ? tkhi_device_type(ctx) : kDLCPU, on_device ? ctx->device.selected : 0 };
+    DLTensor t[TKH_MAX_ARRAYS];
+    const DLTensor *in[TKH_MAX_INPUTS], *out[1];
+    for (unsigned a = 0; a <= k->arity; ++a) {
+        const tkh_operand *o = a < k->arity ? &k->inputs[a] : &k->outputs[0];
+        void *data = a < k->arity ? (void *)args->inputs[a] : args->outputs[0];
+        t[a] = (DLTensor){ data, dev, a < k->arity || k->out_count == 0 ? 1 : 0, { 0, 0, 1 },
+            (int64_t *)&shape, NULL, 0 };
+        tkh_dlpack_dtype(o->type, &t[a].dtype);
+        if (a < k->arity)
+            in[a] = data == NULL && o->default_value != NULL ? NULL : &t[a]; /* not given: its default */
+        else
+            out[0] = &t[a];
+    }
+    const tkh_tensor_args ta = { in, k->arity, out, 1, args->scalars, args->scalar_count, &axis, 1, 0, stream };
+    return tkhi_tensor_run("tkh_tensor_call", ctx, k, &ta, report, start); /* its messages, as before */
+}
+
+tkh_status tkhi_flat_call(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_args *args,
+    size_t n, int on_device, tkh_stream stream, tkh_report *report, double start)
+{
+    const tkhi_shape *shape = kernel != NULL && (unsigned)kernel->shape_kind < TKH_SHAPE_KINDS
+        ? tkhi_shape_of(kernel) : NULL;
+    if (shape != NULL && shape->flat_geometry == NULL)
+        return one_row_call(fn, ctx, kernel, args, n, on_device, stream, report, start);
+    tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, kernel, n);
+    tkhi_arrays arrays;
+    tkhi_sizes bytes;
+    tkh_status st = tkhi_check_args(fn, ctx, kernel, args, n, &arrays, &bytes);
+    if (st == TKH_OK && on_device)
+        st = tkhi_check_alignment(fn, kernel, &arrays);
+    if (st == TKH_OK && shape == NULL)
+        st = tkhi_shape_known(fn, kernel);
+    if (st != TKH_OK)
+        return tkhi_report_end(report, st, start);
+    tkhi_call c;
+    tkhi_call_flat(&c, fn, kernel, &arrays, n, on_device, shape->folds);
+    if (on_device) { /* the flat device entry points check nothing but their arguments */
+        static const tkh_oracle_policy unchecked = { TKH_ORACLE_OFF, 0, 0 };
+        return tkhi_device_run(ctx, &c, args->scalars, stream, &unchecked, NULL);
+    }
+    if (report != NULL)
+        tkhi_describe_scalars(kernel, args->scalars, report->scalars, sizeof report->scalars);
+    tkhi_evidence(report, "admitted: %s_%s is built for %s", kernel->op, kernel->type, ctx->device.arch);
+    return tkhi_report_end(report, tkhi_host_flat(ctx, &c, &arrays, &bytes, args->scalars, report), start);
+}
+
+tkh_status tkhi_tensor_run(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
+    const tkh_tensor_args *args, tkh_report *report, double start)
+{
+    tkhi_call *c = malloc(sizeof *c);
+    if (c == NULL) {
+        tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, kernel, 0);
+        return tkhi_report_end(report, tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: out of memory", fn), start);
+    }
+    tkh_status st = tkhi_prepare(fn, ctx, kernel, args, c);
+    const size_t outputs = st == TKH_OK ? (size_t)tkhi_plan_outputs(c, &c->plan) : 0;
+    /* A compact call on the host takes the flat host path; its report counts inputs. */
+    const int flat_host = st == TKH_OK && c->flat && !c->on_device && outputs > 0;
+    const size_t n = flat_host ? tkhi_flat_count(c) : outputs;
+    tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, kernel, n);
+    if (st == TKH_OK && !ctx->device.available)
+        st = tkhi_fail(TKH_ERR_NO_DEVICE, "%s: the context has no usable device", fn);
+    if (st == TKH_OK)
+        st = tkhi_admit(ctx, kernel);
+    if (st == TKH_OK && report != NULL)
+        tkhi_describe_scalars(kernel, args->scalars, report->scalars, sizeof report->scalars);
+    if (st == TKH_OK && flat_host) {
+        tkhi_arrays arrays;
+        tkhi_sizes bytes;
+        tkhi_flat_arrays(c, &arrays, &bytes);
+        tkhi_evidence(report, "admitted: %s_%s is built for %s", kernel->op, kernel->type, ctx->device.arch);
+        st = tkhi_host_flat(ctx, c, &arrays, &bytes, args->scalars, report);
+        tkhi_plan_evidence(c, report);
+        if (report != NULL)
+            report->len = outputs;
+    } else if (st == TKH_OK) {
+        tkhi_plan_evidence(c, report);
+        if (outputs == 0) /* also rows of no elements */
+            tkhi_evidence(report, "no elements: nothing to run");
+        else if (c->on_device) {
+            pthread_mutex_lock(&ctx->lock);
+            const tkh_oracle_policy policy = ctx->device_oracle;
+            pthread_mutex_unlock(&ctx->lock);
+            st = tkhi_device_run(ctx, c, args->scalars, args->stream, &policy, report);
+        } else
+            st = tkhi_host_plan(c, ctx, args->scalars, report);
+    }
+    free(c);
+    return tkhi_report_end(report, st, start);
+}

@@ -1,0 +1,63 @@
+/* The oracle's verdict on a call, one for both paths and every shape: the report's
+ * fields, its evidence, and the status with the first difference. A flat call on the
+ * host (flat arrays, or compact tensors the flat kernels ran) names an output by its
+ * index, any other call by its multi-index in the call's shape. */
+#include <stdio.h>
+#include <string.h>
+
+#include "paths.h"
+
+tkh_status tkhi_verdict(const tkhi_call *c, const tkhi_oracle *o, size_t n, tkh_report *rep)
+{
+    const tkh_kernel_info *k = c->kernel;
+    const size_t outputs = (size_t)tkhi_plan_outputs(c, &c->plan); /* elements of each output */
+    const size_t worst_at = o->note.worst > 0 ? o->note.worst_index : n;
+    char at[200], of[200];
+    if (rep != NULL) {
+        rep->oracle_mode = o->policy.mode;
+        rep->oracle_seed = o->policy.mode == TKH_ORACLE_SAMPLED ? o->policy.seed : 0;
+        rep->oracle_checked = o->policy.mode != TKH_ORACLE_OFF;
+        rep->oracle_compared = o->compared;
+        rep->oracle_matches = rep->oracle_checked && o->bad == SIZE_MAX;
+        rep->first_mismatch = o->bad == SIZE_MAX ? n : o->bad;
+        rep->max_ulp_error = o->note.worst;
+        rep->max_ulp_error_index = worst_at;
+    }
+    const int flat = c->flat && !c->on_device;
+    if (o->policy.mode == TKH_ORACLE_OFF) {
+        tkhi_evidence(rep, "oracle policy off: the %zu outputs were not compared with the CPU oracle", outputs);
+        return TKH_OK;
+    }
+    if (flat) {
+        snprintf(at, sizeof at, "%zu", o->bad == SIZE_MAX ? worst_at : o->bad);
+        snprintf(of, sizeof of, "%zu", outputs);
+    } else {
+        tkhi_format_index(c, (int64_t)(o->bad == SIZE_MAX ? o->note.worst_index : o->bad), at, sizeof at);
+        if (c->drops)
+            snprintf(of, sizeof of, "the reduction");
+        else
+            tkhi_format_dims(of, sizeof of, c->ndim, c->shape);
+    }
+    if (o->bad != SIZE_MAX) {
+        if (flat)
+            tkhi_evidence(rep, "compared outputs with the CPU oracle (%s): output %zu differs",
+                tkh_oracle_mode_name(o->policy.mode), o->bad);
+        return tkhi_fail(TKH_ERR_ORACLE_MISMATCH, "%s_%s: element %s of %s differs from the CPU oracle: %s",
+            k->op, k->type, at, of, o->note.detail);
+    }
+    if (!flat)
+        tkhi_evidence(rep, "compared %s%zu outputs with the CPU oracle walking the plan (%s), %s rule: all agree",
+            o->policy.mode == TKH_ORACLE_SAMPLED ? "sampled " : "all ", o->compared,
+            tkh_oracle_mode_name(o->policy.mode), k->compare_rule);
+    else if (o->policy.mode == TKH_ORACLE_SAMPLED && k->out_count == 0)
+        tkhi_evidence(rep, "compared %zu sampled outputs (seed %llu) of %zu with the CPU oracle, %s rule: all agree",
+            o->compared, o->policy.seed, outputs, k->compare_rule);
+    else
+        tkhi_evidence(rep, "compared all %zu outputs (from %zu inputs) with the CPU oracle, %s rule: all agree",
+            outputs, n, k->compare_rule);
+    if (strcmp(k->compare_rule, "bound") == 0)
+        tkhi_evidence(rep, "largest error %.3g of its bound (element %s)", o->note.worst, at);
+    if (strstr(k->compare_rule, "ulp") != NULL)
+        tkhi_ulp_evidence(rep, k, o->note.worst, at);
+    return TKH_OK;
+}

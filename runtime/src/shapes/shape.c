@@ -1,0 +1,126 @@
+/* The table of shapes, and what every shape does the same way through its hooks:
+ * planning, checking, describing and launching a call. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "shapes.h"
+
+/* In the order of tkh_shape_kind (generated from the generator's list of shapes). */
+static const tkhi_shape *const shapes[] = {
+    [TKH_SHAPE_ELEMENTWISE] = &tkhi_elementwise_shape,
+    [TKH_SHAPE_REDUCTION] = &tkhi_reduction_shape,
+    [TKH_SHAPE_NORMALIZATION] = &tkhi_normalization_shape,
+};
+_Static_assert(sizeof shapes / sizeof shapes[0] == TKH_SHAPE_KINDS, "a shape of tkh_shape_kind has no module");
+
+const tkhi_shape *tkhi_shape_of(const tkh_kernel_info *k)
+{
+    return shapes[k->shape_kind];
+}
+
+tkh_status tkhi_shape_known(const char *fn, const tkh_kernel_info *k)
+{
+    if ((unsigned)k->shape_kind < TKH_SHAPE_KINDS)
+        return TKH_OK;
+    return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: %s_%s has shape kind %d, which this runtime does not know "
+        "(0 to %d): a catalog of a newer generator", fn, k->op, k->type, (int)k->shape_kind, TKH_SHAPE_KINDS - 1);
+}
+
+tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel_info *kernel,
+    const tkh_tensor_args *args, tkhi_call *c)
+{
+    int64_t stride[TKH_MAX_ARRAYS][TKH_MAX_DIMS];
+    tkh_status st = tkhi_call_begin(fn, ctx, kernel, args, c, stride);
+    if (st == TKH_OK)
+        st = tkhi_shape_known(fn, kernel);
+    if (st == TKH_OK) {
+        const tkhi_shape *shape = tkhi_shape_of(kernel);
+        c->folds = shape->folds;
+        c->drops = shape->folds && shape->drops(kernel);
+        st = shape->plan(fn, c, args, stride);
+    }
+    return st == TKH_OK ? tkhi_call_finish(fn, c, stride) : st;
+}
+
+tkh_status tkhi_check(const tkhi_call *c, const tkh_oracle_policy *policy, unsigned char *const *base,
+    const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars, tkhi_oracle *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kernel = c->kernel;
+    o->policy = *policy;
+    o->bad = SIZE_MAX;
+    if (policy->mode == TKH_ORACLE_OFF || c->plan.count == 0)
+        return TKH_OK;
+    int64_t *samples = tkhi_draw_samples(policy, c->plan.count);
+    if (policy->mode == TKH_ORACLE_SAMPLED && samples == NULL)
+        return tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu sample indices failed", c->fn, policy->samples);
+    const tkh_status st = tkhi_shape_of(c->kernel)->check(c, policy, base, out_stride, scalars, o, samples);
+    free(samples);
+    return st;
+}
+
+void tkhi_plan_evidence(const tkhi_call *c, tkh_report *report)
+{
+    if (report == NULL) /* the device path's calls without a report: no formatting */
+        return;
+    const tkhi_shape *shape = tkhi_shape_of(c->kernel);
+    tkhi_tensor_evidence(c, report);
+    shape->describe(c, report);
+    tkhi_plan_line(c, shape->layout(c), report);
+}
+
+void tkhi_flat_geometry(const tkh_context *ctx, const tkh_kernel_info *k, size_t n, unsigned *grid,
+    unsigned *block)
+{
+    tkhi_shape_of(k)->flat_geometry(ctx, k, n, grid, block);
+}
+
+void tkhi_launch_choose(tkhi_launch_spec *l, tkh_plan *plan)
+{
+    l->plan = plan;
+    if (plan == NULL)
+        tkhi_flat_geometry(l->ctx, l->c->kernel, l->n, &l->grid, &l->block);
+    else
+        tkhi_shape_of(l->c->kernel)->geometry(l->ctx, l->c, plan, l->in[0], &l->grid, &l->block);
+}
+
+size_t tkhi_launch_scratch(const tkhi_launch_spec *l)
+{
+    const tkh_kernel_info *k = l->c->kernel;
+    if (l->plan == NULL)
+        return (size_t)l->grid * k->scratch_size;
+    return l->plan->split > 1 ? (size_t)l->plan->split * (size_t)l->plan->count * k->scratch_size : 0;
+}
+
+tkh_status tkhi_launch_run(void *arg, void *scratch)
+{
+    const tkhi_launch_spec *l = arg;
+    const tkh_kernel_info *k = l->c->kernel;
+    if (l->plan == NULL) {
+        int err = tkhi_launch(l->ctx, k, l->in, l->out, l->scalars, l->n, l->grid, l->block, scratch, l->stream);
+        if (err != 0)
+            return tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "launching %s (grid %u, block %u, n %zu) failed",
+                k->symbol, l->grid, l->block, l->n);
+        return TKH_OK;
+    }
+    int err = tkhi_launch_plan(l->ctx, k, l->in, l->out, l->scalars, l->plan, l->grid, l->block, scratch, l->stream);
+    if (err != 0)
+        return tkhi_fail_runtime(TKH_ERR_LAUNCH, err, "%s: launching %s over a plan of %d dimensions (grid %u x %d, "
+            "block %u) failed", l->c->fn, k->symbol, l->plan->ndim, l->grid, l->plan->split, l->block);
+    return TKH_OK;
+}
+
+void tkhi_launch_evidence(const tkhi_launch_spec *l, const char *what, tkh_report *report)
+{
+    if (report != NULL) {
+        report->launch_grid = l->grid;
+        report->launch_block = l->block;
+    }
+    if (l->plan->split > 1)
+        tkhi_evidence(report, "%s %s over the plan, grid %u x %d (each output's elements in %d blocks of up "
+            "to %" PRId64 ", their partials folded by a second kernel) x block %u", what, l->c->kernel->symbol,
+            l->grid, l->plan->split, l->plan->split, l->plan->chunk, l->block);
+    else
+        tkhi_evidence(report, "%s %s over the plan, grid %u x block %u", what, l->c->kernel->symbol, l->grid,
+            l->block);
+}

@@ -1,0 +1,98 @@
+/* The shapes layer, its one door. Each op shape (elementwise, reduction, normalization)
+ * is one module behind one table of hooks (shape.c), indexed by the kernel's generated
+ * tkh_shape_kind: how a call of it is planned, launched, checked and described. The paths
+ * above run any shape through these. */
+#ifndef TOKITAI_HIP_SHAPES_H
+#define TOKITAI_HIP_SHAPES_H
+
+#include "oracle/oracle.h"
+
+/* The grid's most blocks: x 256 threads stays below HIP's 2^32 work-items. */
+#define TKHI_MAX_GRID ((1u << 24) - 1)
+
+typedef struct tkhi_shape {
+    /* Whether a call folds the plan's dimensions [0, reduced) into each output, and whether
+     * kernel k's outputs then drop them (tkhi_call.folds, .drops). */
+    int folds;
+    int (*drops)(const tkh_kernel_info *k);
+    /* Plans a tensor call, between tkhi_call_begin and tkhi_call_finish: the index space
+     * (c->ndim, c->shape, c->reduced_axis), the outputs' shapes against it, the plan's
+     * sizes and strides (from each tensor's 'stride'), and c->flat. Fails with the
+     * shape's own messages (TKH_ERR_INVALID_ARGUMENT, TKH_ERR_EMPTY, TKH_ERR_NULL_POINTER). */
+    tkh_status (*plan)(const char *fn, tkhi_call *c, const tkh_tensor_args *args, int64_t (*stride)[TKH_MAX_DIMS]);
+    /* The launch of the plan kernel over plan p (the call's, or a piece of it) whose input 0
+     * lies at 'input': grid and block, and for reductions p's split and the launch shape the
+     * oracle's sum bound assumes (c->fold_grid, c->fold_block). */
+    void (*geometry)(const tkh_context *ctx, tkhi_call *c, tkh_plan *p, const void *input, unsigned *grid,
+        unsigned *block);
+    /* The launch of the flat kernel over n elements; NULL for a shape without flat kernels,
+     * whose flat calls are plans of one row. */
+    void (*flat_geometry)(const tkh_context *ctx, const tkh_kernel_info *k, size_t n, unsigned *grid,
+        unsigned *block);
+    /* The oracle's check of the call's outputs (at 'base', with 'out_stride' per output and
+     * plan dimension; inputs with the plan's strides) under 'policy', at the sampled
+     * indices where 'samples' is not NULL. Fills o->bad (a linear index of the outputs'
+     * index space, or SIZE_MAX), o->compared and o->note. Fails with: TKH_ERR_HOST_ALLOC. */
+    tkh_status (*check)(const tkhi_call *c, const tkh_oracle_policy *policy, unsigned char *const *base,
+        const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars, tkhi_oracle *o,
+        const int64_t *samples);
+    /* The evidence line of what the call computes over ("reduced axes [1] of [4, 5]: ..."),
+     * and the words for its plan's layout at the end of the plan line. */
+    void (*describe)(const tkhi_call *c, tkh_report *report);
+    const char *(*layout)(const tkhi_call *c);
+} tkhi_shape;
+
+TKH_HIDDEN extern const tkhi_shape tkhi_elementwise_shape, tkhi_reduction_shape, tkhi_normalization_shape;
+
+/* The hooks of kernel k's shape (k->shape_kind checked: tkhi_shape_known). */
+TKH_HIDDEN const tkhi_shape *tkhi_shape_of(const tkh_kernel_info *k);
+
+/* TKH_OK when this runtime has a module for k's shape, else TKH_ERR_INVALID_ARGUMENT
+ * naming it (a catalog of a newer generator). */
+TKH_HIDDEN tkh_status tkhi_shape_known(const char *fn, const tkh_kernel_info *k);
+
+/* Checks the tensors against the kernel's signature and works out the plan.
+ * Fails as tkh_tensor_call does before any device work. */
+TKH_HIDDEN tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel_info *kernel,
+    const tkh_tensor_args *args, tkhi_call *c);
+
+/* The oracle walking the plan over a call's outputs (the shape's check, with the samples
+ * of a sampled policy drawn here). Fails with: TKH_ERR_HOST_ALLOC. */
+TKH_HIDDEN tkh_status tkhi_check(const tkhi_call *c, const tkh_oracle_policy *policy, unsigned char *const *base,
+    const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars, tkhi_oracle *o);
+
+/* Evidence lines of the plan: each tensor's dtype, shape and strides, the shape's line,
+ * the merged plan. Nothing without a report. */
+TKH_HIDDEN void tkhi_plan_evidence(const tkhi_call *c, tkh_report *report);
+
+/* One kernel launch of a call: the flat kernel over n elements where the call is flat,
+ * else the plan kernel over 'plan'; its geometry from the shape (tkhi_launch_choose). */
+typedef struct tkhi_launch_spec {
+    tkh_context *ctx;
+    tkhi_call *c;
+    const void *const *in;
+    void *const *out;
+    const void *const *scalars;
+    const tkh_plan *plan;     /* NULL: the flat kernel over n */
+    size_t n;
+    unsigned grid, block;
+    void *stream;
+} tkhi_launch_spec;
+
+/* The flat kernel's geometry over n elements (the shape's). */
+TKH_HIDDEN void tkhi_flat_geometry(const tkh_context *ctx, const tkh_kernel_info *k, size_t n, unsigned *grid,
+    unsigned *block);
+
+/* Sets l's grid and block (and, for the plan kernel, the plan's split), for l->in[0]. */
+TKH_HIDDEN void tkhi_launch_choose(tkhi_launch_spec *l, tkh_plan *plan);
+
+/* Bytes of device partials l needs (0: none). */
+TKH_HIDDEN size_t tkhi_launch_scratch(const tkhi_launch_spec *l);
+
+/* Enqueues l with 'scratch' (tkhi_launch_scratch bytes). Fails with: TKH_ERR_LAUNCH. */
+TKH_HIDDEN tkh_status tkhi_launch_run(void *l, void *scratch);
+
+/* The launch's lines in the report ("ran", "enqueued") and its grid and block. */
+TKH_HIDDEN void tkhi_launch_evidence(const tkhi_launch_spec *l, const char *what, tkh_report *report);
+
+#endif

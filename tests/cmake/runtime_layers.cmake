@@ -1,0 +1,71 @@
+# The runtime's layers stay layers: every file under runtime/src lies in a layer's folder,
+# includes headers of its own folder by their bare name and another layer only through
+# its one door (<layer>/<layer>.h), and never a layer above its own. Then it checks that
+# the check fails: on copies of the tree with an include upward, a private header of
+# another layer, and a file outside the layers.
+#   cmake -DSOURCE_DIR=... -DWORK_DIR=... -P runtime_layers.cmake
+set(layers base platform plan oracle shapes paths api) # bottom up
+
+# Sets <out> to the violations found under <src>, one per line (empty: none).
+function(check_layers src out)
+  set(found "")
+  file(GLOB_RECURSE files RELATIVE "${src}" "${src}/*")
+  foreach(f IN LISTS files)
+    if(NOT f MATCHES "^([^/]+)/[^/]+$")
+      string(APPEND found "${f}: not in a layer's folder (${layers})\n")
+      continue()
+    endif()
+    set(folder "${CMAKE_MATCH_1}")
+    list(FIND layers "${folder}" level)
+    if(level LESS 0)
+      string(APPEND found "${f}: folder '${folder}' is no layer (${layers})\n")
+      continue()
+    endif()
+    file(STRINGS "${src}/${f}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*" "\\1" h "${line}")
+      if(h MATCHES "^tokitai_hip/") # the public and generated-code headers: no layer
+        continue()
+      elseif(NOT h MATCHES "/")
+        if(NOT EXISTS "${src}/${folder}/${h}")
+          string(APPEND found "${f}: includes \"${h}\", which is not in ${folder}/\n")
+        endif()
+      elseif(h MATCHES "^([^/]+)/([^/]+)$")
+        set(to "${CMAKE_MATCH_1}")
+        list(FIND layers "${to}" to_level)
+        if(to_level LESS 0 OR NOT CMAKE_MATCH_2 STREQUAL "${to}.h")
+          string(APPEND found "${f}: includes \"${h}\": another layer is entered only by its door, <layer>/<layer>.h\n")
+        elseif(to_level GREATER level)
+          string(APPEND found "${f}: includes \"${h}\" of layer ${to}, above its own (${folder})\n")
+        endif()
+      else()
+        string(APPEND found "${f}: includes \"${h}\": expected a bare name or <layer>/<layer>.h\n")
+      endif()
+    endforeach()
+  endforeach()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
+set(tree "${SOURCE_DIR}/runtime/src")
+check_layers("${tree}" found)
+if(found)
+  message(FATAL_ERROR "runtime/src breaks its layering:\n${found}")
+endif()
+
+# Each mutation of a copy must be found, naming the file.
+function(expect_found name file text expect)
+  set(copy "${WORK_DIR}/${name}")
+  file(REMOVE_RECURSE "${copy}")
+  file(COPY "${tree}/" DESTINATION "${copy}")
+  file(APPEND "${copy}/${file}" "${text}")
+  check_layers("${copy}" found)
+  if(NOT found MATCHES "${expect}")
+    message(FATAL_ERROR "the check missed ${name}: got '${found}', expected '${expect}'")
+  endif()
+  file(REMOVE_RECURSE "${copy}")
+endfunction()
+expect_found(upward base/clock.c "#include \"paths/paths.h\"\n" "base/clock.c: includes \"paths/paths.h\" of layer paths, above its own")
+expect_found(private api/context.c "#include \"base/crew.h\"\n" "api/context.c: includes \"base/crew.h\": another layer is entered only by its door")
+expect_found(stray extra.c "" "extra.c: not in a layer's folder")
+list(LENGTH layers count)
+message(STATUS "runtime/src: ${count} layers (${layers}), no include upward or past a door; the check finds each of 3 planted breaks")
