@@ -89,8 +89,8 @@ TKH_HIDDEN int tkhi_stream_wait(tkh_context *ctx, void *stream);
 /* Waits for 'stream' (not faulted; errors ignored): cleanup after a failure. */
 TKH_HIDDEN void tkhi_stream_drain(void *stream);
 
-/* The context's cached buffers (workspace.c); the caller holds the context's lock. */
-/* Makes 'b' hold at least 'bytes' of device (or pinned host) memory; its content is
+/* The context's cached buffers (workspace.c); the caller holds the context's lock.
+ * Makes 'b' hold at least 'bytes' of device (or pinned host) memory; its content is
  * undefined after growing. On failure 'b' is empty and the status names 'what'.
  * Fails with: TKH_ERR_DEVICE_ALLOC (TKH_ERR_HOST_ALLOC for pinned memory). */
 TKH_HIDDEN tkh_status tkhi_device_buffer(tkh_context *ctx, tkhi_buffer *b, size_t bytes, const char *what);
