@@ -7,27 +7,27 @@
 
 static int by_index(const void *a, const void *b)
 {
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
 tkh_status tkhi_oracle_begin(tkhi_oracle *o, const tkh_kernel_info *kernel,
-    const tkh_oracle_policy *policy, size_t n, tkhi_crew *crew)
+    const tkh_oracle_policy *policy, int64_t count, tkhi_crew *crew)
 {
     memset(o, 0, sizeof *o);
     o->kernel = kernel;
     o->policy = *policy;
     o->bad = SIZE_MAX;
     o->crew = crew;
-    if (policy->mode != TKH_ORACLE_SAMPLED || kernel->out_count != 0)
+    if (policy->mode != TKH_ORACLE_SAMPLED || count <= 0)
         return TKH_OK;
-    if (policy->samples > SIZE_MAX / sizeof(size_t)
-        || (o->samples = malloc(policy->samples * sizeof(size_t))) == NULL)
+    if (policy->samples > SIZE_MAX / sizeof(int64_t)
+        || (o->samples = malloc(policy->samples * sizeof(int64_t))) == NULL)
         return tkhi_fail(TKH_ERR_HOST_ALLOC, "allocating %zu sample indices failed", policy->samples);
     uint64_t state = policy->seed;
-    for (size_t i = 0; i < policy->samples; ++i) /* modulo bias: at most n / 2^64 */
-        o->samples[i] = (size_t)(tkhi_splitmix64(&state) % n);
-    qsort(o->samples, policy->samples, sizeof(size_t), by_index);
+    for (size_t i = 0; i < policy->samples; ++i) /* modulo bias: at most count / 2^64 */
+        o->samples[i] = (int64_t)(tkhi_splitmix64(&state) % (uint64_t)count);
+    qsort(o->samples, policy->samples, sizeof(int64_t), by_index);
     return TKH_OK;
 }
 
@@ -45,9 +45,9 @@ void tkhi_split(size_t whole, size_t count, unsigned part, unsigned parts, size_
 }
 
 /* The first sample index >= 'at'. */
-static size_t first_sample(const tkhi_oracle *o, size_t at)
+static size_t first_sample(const tkhi_oracle *o, int64_t at)
 {
-    size_t lo = 0, hi = o->policy.samples;
+    size_t lo = 0, hi = o->samples != NULL ? o->policy.samples : 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (o->samples[mid] < at)
@@ -58,40 +58,13 @@ static size_t first_sample(const tkhi_oracle *o, size_t at)
     return lo;
 }
 
-void tkhi_oracle_part_run(const tkhi_oracle *o, const tkhi_arrays *arrays, const void *const *scalars,
-    size_t first, size_t lo, size_t hi, tkhi_oracle_part *result)
+void tkhi_oracle_samples_in(const tkhi_oracle *o, int64_t first, int64_t count, size_t *from, size_t *at)
 {
-    const tkh_kernel_info *k = o->kernel;
-    if (lo >= hi || o->policy.mode == TKH_ORACLE_OFF || result->bad != SIZE_MAX)
-        return;
-    tkhi_arrays at;
-    if (o->policy.mode == TKH_ORACLE_FULL) {
-        tkhi_arrays_at(k, arrays, lo, &at);
-        const double worst = result->note.worst;
-        size_t bad = k->check(at.in, (const void *const *)at.out, scalars, hi - lo, 0, 0, &result->note);
-        if (result->note.worst > worst) /* the check's index is of this piece */
-            result->note.worst_index += lo;
-        result->compared += bad < hi - lo ? bad + 1 : hi - lo;
-        if (bad < hi - lo)
-            result->bad = lo + bad;
-        return;
-    }
-    for (size_t s = first_sample(o, first + lo); s < o->policy.samples && o->samples[s] < first + hi; ++s) {
-        const size_t i = o->samples[s] - first;
-        tkhi_arrays_at(k, arrays, i, &at);
-        ++result->compared;
-        const double worst = result->note.worst;
-        const size_t agree = k->check(at.in, (const void *const *)at.out, scalars, 1, 0, 0, &result->note);
-        if (result->note.worst > worst)
-            result->note.worst_index = i;
-        if (agree == 0) {
-            result->bad = i;
-            return;
-        }
-    }
+    *from = first_sample(o, first);
+    *at = first_sample(o, first + count) - *from;
 }
 
-int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle_part *parts, unsigned count)
+int tkhi_oracle_merge(tkhi_oracle *o, const tkhi_oracle_part *parts, unsigned count)
 {
     const tkhi_oracle_part *earliest = NULL;
     for (unsigned p = 0; p < count; ++p) {
@@ -100,43 +73,14 @@ int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle_part *part
             earliest = &parts[p];
         if (parts[p].note.worst > o->note.worst) {
             o->note.worst = parts[p].note.worst;
-            o->note.worst_index = first + parts[p].note.worst_index;
+            o->note.worst_index = parts[p].note.worst_index;
         }
     }
     if (earliest == NULL || o->bad != SIZE_MAX)
         return o->bad != SIZE_MAX;
-    o->bad = first + earliest->bad;
+    o->bad = earliest->bad;
     memcpy(o->note.detail, earliest->note.detail, sizeof o->note.detail);
     return 1;
-}
-
-typedef struct range_job {
-    const tkhi_oracle *o;
-    const tkhi_arrays *arrays;
-    const void *const *scalars;
-    size_t first, count;
-    tkhi_oracle_part parts[TKHI_CREW_MAX];
-} range_job;
-
-static void range_part(void *arg, unsigned part, unsigned parts)
-{
-    range_job *job = arg;
-    size_t lo, hi;
-    tkhi_split(job->count, job->count, part, parts, &lo, &hi);
-    tkhi_oracle_part_start(&job->parts[part]);
-    tkhi_oracle_part_run(job->o, job->arrays, job->scalars, job->first, lo, hi, &job->parts[part]);
-}
-
-int tkhi_oracle_range(tkhi_oracle *o, const tkhi_arrays *arrays, const void *const *scalars, size_t first,
-    size_t count)
-{
-    range_job job = { .o = o, .arrays = arrays, .scalars = scalars, .first = first, .count = count };
-    const unsigned parts = o->crew != NULL ? o->crew->size : 1;
-    if (parts > 1)
-        tkhi_crew_run(o->crew, range_part, &job);
-    else
-        range_part(&job, 0, 1);
-    return tkhi_oracle_merge(o, first, job.parts, parts);
 }
 
 int tkhi_oracle_folded(tkhi_oracle *o, tkh_fold *folds, unsigned count, const tkhi_arrays *arrays,

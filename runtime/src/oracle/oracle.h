@@ -11,31 +11,30 @@
 typedef struct tkhi_oracle {
     const tkh_kernel_info *kernel;
     tkh_oracle_policy policy;
-    size_t *samples;     /* TKH_ORACLE_SAMPLED: the indices, sorted */
+    int64_t *samples;    /* TKH_ORACLE_SAMPLED: the indices, sorted */
     size_t compared;     /* outputs compared so far */
     size_t bad;          /* the first output that differs, or SIZE_MAX */
-    tkh_check_note note; /* what differed there; the largest error seen, with an index
-                            of the whole run's outputs */
+    tkh_check_note note; /* what differed there; the largest error seen, with its index */
     tkhi_crew *crew;     /* NULL: the calling thread alone */
 } tkhi_oracle;
 
-/* Draws the sample indices for n outputs. Fails with: TKH_ERR_HOST_ALLOC. */
+/* Draws the sample indices of [0, count) under a sampled policy (with replacement,
+ * splitmix64 from the seed, sorted). Fails with: TKH_ERR_HOST_ALLOC. */
 TKH_HIDDEN tkh_status tkhi_oracle_begin(tkhi_oracle *o, const tkh_kernel_info *kernel,
-    const tkh_oracle_policy *policy, size_t n, tkhi_crew *crew);
+    const tkh_oracle_policy *policy, int64_t count, tkhi_crew *crew);
 
-/* Compares elements [first, first + count) of an elementwise run under the policy;
- * 'arrays' point at element 'first'. Returns 1 when one differs (o->bad is then set),
- * else 0. */
-TKH_HIDDEN int tkhi_oracle_range(tkhi_oracle *o, const tkhi_arrays *arrays, const void *const *scalars,
-    size_t first, size_t count);
+/* The samples in [first, first + count): *at of them from o->samples[*from]. */
+TKH_HIDDEN void tkhi_oracle_samples_in(const tkhi_oracle *o, int64_t first, int64_t count, size_t *from,
+    size_t *at);
 
-/* Outputs [lo, hi) of a range, for callers that already run on the crew (the chunked
- * pipeline); tkhi_oracle_merge collects the parts' results. A part may be run piece by
- * piece, in order: a piece after a difference is skipped. */
+/* What one thread found over its indices, run piece by piece, in order (a piece after a
+ * difference is skipped); tkhi_oracle_merge collects the threads' results. Indices are the
+ * call's. */
 typedef struct tkhi_oracle_part {
-    size_t bad;          /* relative to the range, SIZE_MAX when none */
+    size_t bad;          /* SIZE_MAX when none */
     size_t compared;
-    tkh_check_note note; /* worst_index relative to the range */
+    tkh_check_note note;
+    tkh_status failed;   /* TKH_ERR_HOST_ALLOC: the check's buffers; raised by the caller */
 } tkhi_oracle_part;
 
 static inline void tkhi_oracle_part_start(tkhi_oracle_part *part)
@@ -45,14 +44,11 @@ static inline void tkhi_oracle_part_start(tkhi_oracle_part *part)
     part->note.detail[0] = '\0';
     part->note.worst = 0;
     part->note.worst_index = 0;
+    part->failed = TKH_OK;
 }
 
-TKH_HIDDEN void tkhi_oracle_part_run(const tkhi_oracle *o, const tkhi_arrays *arrays,
-    const void *const *scalars, size_t first, size_t lo, size_t hi, tkhi_oracle_part *result);
-
-/* Folds the parts' results of one range into o. Returns 1 when one differs. */
-TKH_HIDDEN int tkhi_oracle_merge(tkhi_oracle *o, size_t first, const tkhi_oracle_part *parts,
-    unsigned count);
+/* Folds the parts' results into o. Returns 1 when one differs. */
+TKH_HIDDEN int tkhi_oracle_merge(tkhi_oracle *o, const tkhi_oracle_part *parts, unsigned count);
 
 /* A reduction's one output (fully checked under any policy but off), folded over the
  * crew when there is one. Returns 1 when it differs. */
@@ -83,12 +79,10 @@ TKH_HIDDEN int64_t tkhi_offset_at(const tkh_plan *p, int from, int to, const int
 TKH_HIDDEN void tkhi_gather(unsigned char *dst, const unsigned char *base, const int64_t *off, size_t count,
     size_t size);
 
-/* The sampled policy's indices of [0, count) (with replacement, splitmix64 from the seed,
- * as the flat host path draws them); NULL for another policy, or when out of memory. */
-TKH_HIDDEN int64_t *tkhi_draw_samples(const tkh_oracle_policy *policy, int64_t count);
-
-/* Copies output element by element from a dense buffer (tkhi_plan_dense_strides) into the
- * caller's tensor. */
-TKH_HIDDEN void tkhi_tensor_scatter(const tkhi_call *c, unsigned output, const void *dense);
+/* Copies elements [first, first + count) of output 'output' (row-major in the outputs'
+ * index space) from 'dense' (at element first) into the caller's tensor, in runs along the
+ * plan's innermost output dimension where the tensor is compact along it. */
+TKH_HIDDEN void tkhi_tensor_scatter(const tkhi_call *c, unsigned output, const unsigned char *dense, int64_t first,
+    int64_t count);
 
 #endif

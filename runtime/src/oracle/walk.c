@@ -1,5 +1,5 @@
 /* The plan walked on the host: offsets of linear indices, elements gathered into blocks
- * that the shapes' checks compare, sample indices, results scattered into tensors. */
+ * that the shapes' checks compare, results scattered into tensors. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,31 +43,29 @@ void tkhi_gather(unsigned char *dst, const unsigned char *base, const int64_t *o
         memcpy(dst + j * size, base + off[j] * (int64_t)size, size);
 }
 
-/* The indices to compare: all of [0, count), or the policy's samples (with replacement,
- * splitmix64 from the seed, as the flat host path draws them). */
-int64_t *tkhi_draw_samples(const tkh_oracle_policy *policy, int64_t count)
-{
-    if (policy->mode != TKH_ORACLE_SAMPLED)
-        return NULL;
-    int64_t *s = malloc(policy->samples * sizeof *s);
-    uint64_t state = policy->seed;
-    for (size_t i = 0; s != NULL && i < policy->samples; ++i)
-        s[i] = (int64_t)(tkhi_splitmix64(&state) % (uint64_t)count);
-    return s;
-}
-
-void tkhi_tensor_scatter(const tkhi_call *c, unsigned output, const void *dense)
+void tkhi_tensor_scatter(const tkhi_call *c, unsigned output, const unsigned char *dense, int64_t first,
+    int64_t count)
 {
     const tkh_plan *p = &c->plan;
     const unsigned a = c->kernel->arity + output;
-    const int from = c->drops ? p->reduced : 0;
-    const int64_t count = tkhi_plan_outputs(c, p);
-    int64_t off[TKHI_BATCH];
-    for (int64_t first = 0; first < count; first += TKHI_BATCH) {
-        const size_t len = (size_t)(count - first < TKHI_BATCH ? count - first : TKHI_BATCH);
-        tkhi_walk(p, from, p->ndim, p->stride[a], first, len, off);
-        for (size_t j = 0; j < len; ++j)
-            memcpy(c->base[a] + off[j] * (int64_t)c->size[a],
-                (const unsigned char *)dense + (size_t)(first + (int64_t)j) * c->size[a], c->size[a]);
+    const size_t size = c->size[a];
+    const int from = c->drops ? p->reduced : 0; /* the outputs' innermost dimension */
+    if (from >= p->ndim) { /* a reduction's one output */
+        if (count > 0)
+            memcpy(c->base[a], dense, size);
+        return;
+    }
+    const int64_t row = p->size[from], step = p->stride[a][from];
+    for (int64_t at = first; at < first + count;) { /* a row of dimension 'from' at a time */
+        const int64_t col = at % row, len = row - col < first + count - at ? row - col : first + count - at;
+        unsigned char *dst = c->base[a] + (tkhi_offset_at(p, from + 1, p->ndim, p->stride[a], at / row)
+            + col * step) * (int64_t)size;
+        const unsigned char *src = dense + (at - first) * (int64_t)size;
+        if (step == 1)
+            tkhi_stream_copy(dst, src, (size_t)len * size);
+        else
+            for (int64_t j = 0; j < len; ++j)
+                memcpy(dst + j * step * (int64_t)size, src + j * (int64_t)size, size);
+        at += len;
     }
 }

@@ -70,7 +70,8 @@ tkh_status tkhi_flat_call(const char *fn, tkh_context *ctx, const tkh_kernel_inf
     if (report != NULL)
         tkhi_describe_scalars(kernel, args->scalars, report->scalars, sizeof report->scalars);
     tkhi_evidence(report, "admitted: %s_%s is built for %s", kernel->op, kernel->type, ctx->device.arch);
-    return tkhi_report_end(report, tkhi_host_flat(ctx, &c, &arrays, &bytes, args->scalars, report), start);
+    tkhi_call_flat_host(&c);
+    return tkhi_report_end(report, tkhi_host_run(ctx, &c, args->scalars, report), start);
 }
 
 tkh_status tkhi_tensor_run(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
@@ -83,9 +84,8 @@ tkh_status tkhi_tensor_run(const char *fn, tkh_context *ctx, const tkh_kernel_in
     }
     tkh_status st = tkhi_prepare(fn, ctx, kernel, args, c);
     const size_t outputs = st == TKH_OK ? (size_t)tkhi_plan_outputs(c, &c->plan) : 0;
-    /* A compact call on the host takes the flat host path; its report counts inputs. */
-    const int flat_host = st == TKH_OK && c->flat && !c->on_device && outputs > 0;
-    const size_t n = flat_host ? tkhi_flat_count(c) : outputs;
+    /* A compact call on the host runs the flat kernels; its verdict counts inputs. */
+    const size_t n = st == TKH_OK && c->flat && !c->on_device && outputs > 0 ? tkhi_flat_count(c) : outputs;
     tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, kernel, n);
     if (st == TKH_OK && !ctx->device.available)
         st = tkhi_fail(TKH_ERR_NO_DEVICE, "%s: the context has no usable device", fn);
@@ -93,16 +93,7 @@ tkh_status tkhi_tensor_run(const char *fn, tkh_context *ctx, const tkh_kernel_in
         st = tkhi_admit(ctx, kernel);
     if (st == TKH_OK && report != NULL)
         tkhi_describe_scalars(kernel, args->scalars, report->scalars, sizeof report->scalars);
-    if (st == TKH_OK && flat_host) {
-        tkhi_arrays arrays;
-        tkhi_sizes bytes;
-        tkhi_flat_arrays(c, &arrays, &bytes);
-        tkhi_evidence(report, "admitted: %s_%s is built for %s", kernel->op, kernel->type, ctx->device.arch);
-        st = tkhi_host_flat(ctx, c, &arrays, &bytes, args->scalars, report);
-        tkhi_plan_evidence(c, report);
-        if (report != NULL)
-            report->len = outputs;
-    } else if (st == TKH_OK) {
+    if (st == TKH_OK) {
         tkhi_plan_evidence(c, report);
         if (outputs == 0) /* also rows of no elements */
             tkhi_evidence(report, "no elements: nothing to run");
@@ -112,7 +103,9 @@ tkh_status tkhi_tensor_run(const char *fn, tkh_context *ctx, const tkh_kernel_in
             pthread_mutex_unlock(&ctx->lock);
             st = tkhi_device_run(ctx, c, args->scalars, args->stream, &policy, report);
         } else
-            st = tkhi_host_plan(c, ctx, args->scalars, report);
+            st = tkhi_host_run(ctx, c, args->scalars, report);
+        if (report != NULL)
+            report->len = outputs;
     }
     free(c);
     return tkhi_report_end(report, st, start);

@@ -57,15 +57,15 @@ static tkh_status check_on_host(tkhi_call *c, tkh_context *ctx, const tkh_oracle
                 c->fn, a, ctx->device.selected);
         base[a] = copy[a] - c->lo[a] * (int64_t)c->size[a];
     }
-    tkhi_oracle o;
+    tkhi_oracle o = { .samples = NULL };
     if (st == TKH_OK)
-        st = tkhi_check(c, policy, base, (const int64_t(*)[TKH_MAX_DIMS])c->plan.stride[k->arity],
-            scalars, &o);
+        st = tkhi_check(c, policy, base, (const int64_t(*)[TKH_MAX_DIMS])c->plan.stride, scalars, &o);
     if (st == TKH_OK) {
         tkhi_evidence(report, "device oracle policy %s: waited for the stream, copied the tensors back",
             tkh_oracle_mode_name(policy->mode));
         st = tkhi_verdict(c, &o, (size_t)tkhi_plan_outputs(c, &c->plan), report);
     }
+    tkhi_oracle_end(&o);
     for (unsigned a = 0; a < c->arrays; ++a)
         free(copy[a]);
     return st;

@@ -1,8 +1,7 @@
 /* The paths layer, its one door: a call, planned (shapes/), run on the device and
  * checked. The entry points (api/) come in through tkhi_flat_call and tkhi_tensor_run; a
- * call then takes the host path (host_run.c for flat calls: pipeline.c for elementwise
- * runs, whole or in chunks, reduce.c for reductions; host_plan.c for strided plans, in
- * pieces) or the device path (device_run.c), and one verdict (verdict.c). */
+ * call then takes the host path (host_run.c: its whole inputs by upload.c, its pieces by
+ * pipeline.c) or the device path (device_run.c), and one verdict (verdict.c). */
 #ifndef TOKITAI_HIP_PATHS_H
 #define TOKITAI_HIP_PATHS_H
 
@@ -24,14 +23,12 @@ TKH_HIDDEN tkh_status tkhi_tensor_run(const char *fn, tkh_context *ctx, const tk
 TKH_HIDDEN tkh_status tkhi_device_run(tkh_context *ctx, tkhi_call *c, const void *const *scalars,
     tkh_stream stream, const tkh_oracle_policy *policy, tkh_report *report);
 
-/* The host path of a strided plan: piece by piece through the device into dense outputs,
- * then the oracle walking the plan, then the outputs scattered into the caller's tensors. */
-TKH_HIDDEN tkh_status tkhi_host_plan(tkhi_call *c, tkh_context *ctx, const void *const *scalars,
+/* The host path, for every call on host memory (flat or tensor): the plan run in pieces
+ * through the context's slots, each piece's outputs checked and put in place by the host
+ * threads while later pieces run. Fails as tkh_kernel_call and tkh_tensor_call do after
+ * their checks. */
+TKH_HIDDEN tkh_status tkhi_host_run(tkh_context *ctx, tkhi_call *c, const void *const *scalars,
     tkh_report *report);
-
-/* The host path of a flat call, from after its checks: the arrays and their sizes. */
-TKH_HIDDEN tkh_status tkhi_host_flat(tkh_context *ctx, tkhi_call *c, const tkhi_arrays *arrays,
-    const tkhi_sizes *bytes, const void *const *scalars, tkh_report *report);
 
 /* The oracle's verdict on a call, as a status, the report's fields and evidence: 'n' is
  * the count the report states (a flat call's inputs). Flat calls on the host name outputs
@@ -47,67 +44,81 @@ typedef tkh_status (*tkhi_partials_user)(void *arg, void *scratch);
 TKH_HIDDEN tkh_status tkhi_with_partials(tkh_context *ctx, void *stream, size_t bytes, const char *symbol,
     tkhi_partials_user launch, void *arg);
 
-/* One call of the host path. */
-typedef struct run {
+/* One call of the host path (host_run.c), with the lock held from the first device work.
+ * The plan is cut into pieces (runs of rows of its outermost dimension, a kept one, so
+ * that each array that steps along it moves about chunk_bytes a piece). An input that a
+ * piece barely shrinks (broadcast along the cut, or transposed), and every input of a call
+ * of one piece, goes to the device whole before the pieces (upload.c); the others are
+ * staged piece by piece through the slots' pinned buffers (pipeline.c). */
+typedef struct host_run {
     tkh_context *ctx;
-    const tkh_kernel_info *kernel;
-    tkhi_call *call;
-    tkhi_arrays arrays;     /* the caller's */
+    tkhi_call *c;
     const void *const *scalars;
-    size_t n;
-    tkhi_sizes bytes;
-    size_t chunk_bytes;     /* of the widest array per chunk, for this call (call_chunk_bytes) */
-    size_t corrupt_index;   /* the test hook, taken from the context for this call */
-    unsigned corrupt_bit;
-    unsigned grid, block;   /* of the first (or only) launch */
-    tkhi_oracle oracle;
-    tkhi_crew *crew;        /* NULL for small inputs */
-    tkh_fold *folds;        /* reductions staged in chunks: the oracle's state per crew
-                               part, folded while staging; NULL otherwise, or with the
-                               oracle off */
-    double crew_seconds;    /* runs staged in chunks: the crew's steps, and the waits for */
-    double wait_seconds;    /* the device before them */
     tkh_report *report;
-} run;
+    tkh_plan dev;             /* the call's plan with dense outputs: what the device writes,
+                                 and the strides the oracle reads (inputs staged or in place) */
+    size_t chunk_bytes;       /* of the array that moves the most, per piece */
+    int dim;                  /* the dimension cut (the outermost), or -1: one piece */
+    int64_t rows, step;       /* of dimension dim; per piece (1 and 1 for one piece) */
+    int64_t kept_per_row;     /* kept indices (the oracle's unit) per row of dim */
+    int64_t outputs_per_kept; /* output elements per kept index (a normalization's row) */
+    int whole[TKH_MAX_INPUTS];
+    int in_place;             /* an output is an input (the same elements) */
+    unsigned char *landing[TKH_MAX_OUTPUTS]; /* one piece: where the device's outputs land (the
+                                 caller's outputs where the call is flat and not in place, else
+                                 dense buffers), NULL for pieces staged through the slots */
+    int landed;               /* the outputs landed in the caller's tensors: no scatter */
+    unsigned char *whole_dev[TKH_MAX_INPUTS]; /* whole inputs on the device, at c->lo[a] */
+    struct {                  /* the piece in each slot */
+        int64_t first, count; /* of the kept indices */
+        unsigned char *base[TKH_MAX_ARRAYS]; /* the oracle's view of it on the host */
+        unsigned fold_grid, fold_block;
+    } at[TKHI_SLOTS];
+    size_t corrupt_index;     /* the test hook, taken from the context for this call */
+    unsigned corrupt_bit;
+    unsigned grid, block;     /* of the first (or only) launch */
+    tkhi_oracle oracle;
+    tkhi_crew *crew;          /* NULL for small calls */
+    tkh_fold *folds;          /* a flat reduction's input staged in chunks: the oracle's state
+                                 per crew part, folded while staging; NULL otherwise */
+    double crew_seconds;      /* the crew's steps, and the waits for the device */
+    double wait_seconds;      /* before them */
+    int staged;               /* something went through the pinned buffers */
+} host_run;
 
-/* The crew checks, copies and folds a chunk's part in pieces of this many bytes of each
- * buffer, so that the second pass over a piece finds it in cache. Staging is written
- * with ordinary stores, so that a chunk can still be in the last-level cache when the
- * DMA engine and then the check read it; only the copies into the caller's output skip
- * the cache (tkhi_stream_copy). On the H200 builder's host, non-temporal stores into
- * staging took add i32 at 2^28 from 1.20 to 1.61 x the pinned-transfer time. */
+/* The crew checks, copies and folds a piece's part in sub-pieces of this many bytes of
+ * each buffer, so that the second pass over one finds it in cache. Staging is written
+ * with ordinary stores, so that a piece can still be in the last-level cache when the DMA
+ * engine and then the check read it; only the copies into the caller's outputs skip the
+ * cache (tkhi_stream_copy). On the H200 builder's host, non-temporal stores into staging
+ * took add i32 at 2^28 from 1.20 to 1.61 x the pinned-transfer time. */
 #define TKHI_PIECE_BYTES ((size_t)64 * 1024)
 
-/* A staged run's step: 'task' on the crew, or on this thread alone for a run without
+/* A step of the host path: 'task' on the crew, or on this thread alone for a run without
  * one; its time goes to r->crew_seconds. */
-TKH_HIDDEN void tkhi_run_step(run *r, tkhi_task task, void *arg);
+TKH_HIDDEN void tkhi_host_step(host_run *r, tkhi_task task, void *arg);
 
 /* Waits for 'event' (a slot's end); the time goes to r->wait_seconds. Returns the
  * runtime's error, or 0. */
-TKH_HIDDEN int tkhi_run_wait_event(run *r, void *event);
-
-/* Evidence of a run staged in chunks: where the host's time went ('work': what the crew
- * did with each chunk). */
-TKH_HIDDEN void tkhi_run_timing_evidence(const run *r, const char *work);
-
-/* Elements in the chunk of up to 'chunk' that starts at 'first' of n. */
-static inline size_t tkhi_chunk_length(size_t n, size_t first, size_t chunk)
-{
-    return n - first < chunk ? n - first : chunk;
-}
+TKH_HIDDEN int tkhi_host_wait(host_run *r, void *event);
 
 /* Failures of the device work, as statuses with the runtime's error. */
-TKH_HIDDEN tkh_status tkhi_run_sync_failed(const run *r, int err);
-TKH_HIDDEN tkh_status tkhi_run_copy_failed(const run *r, int err, const char *what);
+TKH_HIDDEN tkh_status tkhi_host_sync_failed(const host_run *r, int err);
+TKH_HIDDEN tkh_status tkhi_host_copy_failed(const host_run *r, int err, const char *what);
 
-/* Test hook: flips the planned bit of the planned element of output 0 when it lies in
- * [first, first + count) of d_out, once the kernel has run on 'stream'. */
-TKH_HIDDEN tkh_status tkhi_run_corrupt(run *r, unsigned char *d_out, size_t first, size_t count, void *stream);
+/* Cuts the plan into pieces (r->dim, rows, step, kept_per_row, whole, in_place). */
+TKH_HIDDEN void tkhi_host_pieces(host_run *r);
 
-/* The device work of each kind of run, with the context's lock held; 'results' receive
- * the outputs of a run that is not chunked. */
-TKH_HIDDEN tkh_status tkhi_run_whole(run *r, void *const *results);
-TKH_HIDDEN tkh_status tkhi_run_chunked(run *r, size_t chunk);
-TKH_HIDDEN tkh_status tkhi_run_reduction(run *r, void *const *results);
+/* Puts every whole input on the device (r->whole_dev): straight when it fits a chunk,
+ * else staged in chunks through the slots (a flat reduction's input folded into r->folds
+ * on the way). Fails with: TKH_ERR_DEVICE_ALLOC, TKH_ERR_HOST_ALLOC, TKH_ERR_COPY,
+ * TKH_ERR_SYNC. */
+TKH_HIDDEN tkh_status tkhi_host_upload(host_run *r);
+
+/* Runs the pieces: step s stages piece s into its slot and enqueues it, and checks and
+ * puts in place piece s - TKHI_SLOTS, whose slot it reuses. Stops at the first difference
+ * (r->oracle.bad). Fails with: TKH_ERR_DEVICE_ALLOC, TKH_ERR_HOST_ALLOC, TKH_ERR_COPY,
+ * TKH_ERR_LAUNCH, TKH_ERR_SYNC. */
+TKH_HIDDEN tkh_status tkhi_host_pipeline(host_run *r);
 
 #endif

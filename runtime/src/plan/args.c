@@ -123,15 +123,6 @@ tkh_status tkhi_check_args(const char *fn, tkh_context *ctx, const tkh_kernel_in
     return tkhi_admit(ctx, kernel);
 }
 
-void tkhi_arrays_at(const tkh_kernel_info *kernel, const tkhi_arrays *base, size_t index, tkhi_arrays *at)
-{
-    memset(at, 0, sizeof *at);
-    for (unsigned i = 0; i < kernel->arity; ++i)
-        at->in[i] = (const unsigned char *)base->in[i] + index * kernel->inputs[i].size;
-    for (unsigned o = 0; o < kernel->output_count; ++o)
-        at->out[o] = (unsigned char *)base->out[o] + index * kernel->outputs[o].size;
-}
-
 tkh_status tkhi_single_output(const char *fn, const tkh_kernel_info *kernel, const void *const *inputs,
     unsigned input_count, void *const *out, tkh_args *args)
 {
@@ -192,21 +183,16 @@ void tkhi_call_flat(tkhi_call *c, const char *fn, const tkh_kernel_info *kernel,
     p->magic[0] = p->shift[0] = 0; /* no division: a flat call runs the flat kernel (tkhi_launch_choose) */
 }
 
-void tkhi_flat_arrays(const tkhi_call *c, tkhi_arrays *arrays, tkhi_sizes *bytes)
+void tkhi_call_flat_host(tkhi_call *c)
 {
     const tkh_kernel_info *k = c->kernel;
-    const size_t n = tkhi_flat_count(c);
-    const size_t outputs = k->out_count ? k->out_count : n;
-    memset(arrays, 0, sizeof *arrays);
-    bytes->widest = 1;
+    const int64_t n = c->plan.size[0];
     for (unsigned a = 0; a < c->arrays; ++a) {
-        if (a < k->arity) {
-            arrays->in[a] = c->base[a];
-            bytes->in[a] = n * c->size[a];
-        } else {
-            arrays->out[a - k->arity] = c->base[a];
-            bytes->out[a - k->arity] = outputs * c->size[a];
-        }
-        bytes->widest = c->size[a] > bytes->widest ? c->size[a] : bytes->widest;
+        const int input = a < k->arity;
+        c->size[a] = input ? k->inputs[a].size : k->outputs[a - k->arity].size;
+        c->absent[a] = 0;
+        c->lo[a] = 0;
+        c->hi[a] = (input || !c->folds ? n : 1) - 1;
+        c->plan.stride[a][0] = input || !c->folds ? 1 : 0;
     }
 }

@@ -9,7 +9,7 @@
 #include "platform/platform.h"
 #include "tokitai_hip/tensor.h"
 
-/* The arrays of one call, as pointers that can be moved to an element (tkhi_arrays_at). */
+/* The arrays of one call. */
 typedef struct tkhi_arrays {
     const void *in[TKH_MAX_INPUTS];
     void *out[TKH_MAX_OUTPUTS];
@@ -41,10 +41,6 @@ TKH_HIDDEN tkh_status tkhi_check_args(const char *fn, tkh_context *ctx,
 /* The device path's check of a flat call's pointers: each aligned to its element size.
  * Fails with: TKH_ERR_INVALID_ARGUMENT. */
 TKH_HIDDEN tkh_status tkhi_check_alignment(const char *fn, const tkh_kernel_info *kernel, const tkhi_arrays *arrays);
-
-/* 'base' with every array moved to element 'index'. */
-TKH_HIDDEN void tkhi_arrays_at(const tkh_kernel_info *kernel, const tkhi_arrays *base, size_t index,
-    tkhi_arrays *at);
 
 /* Admission of kernel k on the context's device (tkh_kernel_admit), remembered for the
  * kernel admitted last. Fails with: TKH_ERR_NO_KERNEL_FOR_ARCH. */
@@ -91,8 +87,9 @@ typedef struct tkhi_call {
 TKH_HIDDEN void tkhi_call_flat(tkhi_call *c, const char *fn, const tkh_kernel_info *kernel,
     const tkhi_arrays *arrays, size_t n, int on_device, int folds);
 
-/* The arrays and their sizes of a flat call (c->flat), for the flat host path. */
-TKH_HIDDEN void tkhi_flat_arrays(const tkhi_call *c, tkhi_arrays *arrays, tkhi_sizes *bytes);
+/* The rest of a flat call that the host path reads, as of any call: the element sizes,
+ * the spans and the strides. */
+TKH_HIDDEN void tkhi_call_flat_host(tkhi_call *c);
 
 /* Elements of each output over plan p (the call's, or a piece of it): its count, times the
  * folded elements where the outputs keep those dimensions (a normalization's map). */

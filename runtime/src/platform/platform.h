@@ -23,13 +23,14 @@ typedef struct tkhi_buffer {
     size_t bytes;
 } tkhi_buffer;
 
-/* One chunk in flight on the host path: its stream, device buffers, the pinned staging
- * copies of its inputs and output, and the event that says its copy back has finished.
- * Slots on their own streams let one chunk's copy in overlap another's copy out. */
+/* One piece in flight on the host path: its stream, device buffers (and a reduction's
+ * partials), the pinned staging copies of its inputs and outputs, and the event that says
+ * its copy back has finished. Slots on their own streams let one piece's copy in overlap
+ * another's copy out. */
 typedef struct tkhi_slot {
     void *stream;  /* hipStream_t */
     void *done;    /* hipEvent_t */
-    tkhi_buffer dev_in[TKH_MAX_INPUTS], dev_out[TKH_MAX_OUTPUTS];
+    tkhi_buffer dev_in[TKH_MAX_INPUTS], dev_out[TKH_MAX_OUTPUTS], scratch;
     tkhi_buffer pinned_in[TKH_MAX_INPUTS], pinned_out[TKH_MAX_OUTPUTS];
 } tkhi_slot;
 
@@ -51,7 +52,6 @@ struct tkh_context {
     unsigned corrupt_bit;
     size_t chunk_bytes;      /* host path: bytes of each input per chunk */
     tkhi_slot slots[TKHI_SLOTS];
-    tkhi_buffer scratch;     /* host path: a reduction's partials */
     tkhi_partials partials[TKHI_PARTIAL_STREAMS];
 
     /* The kernel admitted last on this context's device (tkhi_admit). */

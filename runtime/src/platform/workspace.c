@@ -93,10 +93,10 @@ void tkhi_release_buffers(tkh_context *ctx)
             release(&slot->dev_out[o], tkhi_device_free);
             release(&slot->pinned_out[o], tkhi_pinned_free);
         }
+        release(&slot->scratch, tkhi_device_free);
         tkhi_event_destroy(slot->done);
         slot->done = NULL;
     }
-    release(&ctx->scratch, tkhi_device_free);
     for (int p = 0; p < TKHI_PARTIAL_STREAMS; ++p) {
         release(&ctx->partials[p].buffer, tkhi_device_free);
         ctx->partials[p].stream = NULL;

@@ -91,50 +91,62 @@ static void flat_geometry(const tkh_context *ctx, const tkh_kernel_info *k, size
     *block = k->block;
 }
 
-static tkh_status check(const tkhi_call *c, const tkh_oracle_policy *policy,
-    unsigned char *const *base, const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars,
-    tkhi_oracle *o, const int64_t *samples)
+/* Adds one block's result (its index j of the block is 'index[j]', or first + j) to part. */
+static void note_block(tkhi_oracle_part *part, size_t bad, size_t len, double before, int64_t first,
+    const int64_t *index)
+{
+    if (part->note.worst > before) /* an index of the block: make it the call's */
+        part->note.worst_index = (size_t)(index ? index[part->note.worst_index] : first + (int64_t)part->note.worst_index);
+    part->compared += bad < len ? bad + 1 : len;
+    if (bad < len)
+        part->bad = (size_t)(index ? index[bad] : first + (int64_t)bad);
+}
+
+static tkh_status check(const tkhi_call *c, unsigned char *const *base, const int64_t (*stride)[TKH_MAX_DIMS],
+    const void *const *scalars, int64_t first, int64_t count, const int64_t *samples, tkhi_oracle_part *part)
 {
     const tkh_kernel_info *k = c->kernel;
     const tkh_plan *p = &c->plan;
+    const void *in[TKH_MAX_INPUTS], *out[TKH_MAX_OUTPUTS];
+    int compact = p->ndim == 1 && samples == NULL; /* a range of a flat call: compared in place */
+    for (unsigned a = 0; a < c->arrays && compact; ++a)
+        compact = stride[a][0] == 1;
+    if (compact) {
+        for (unsigned a = 0; a < c->arrays; ++a)
+            *(a < k->arity ? &in[a] : &out[a - k->arity]) = base[a] + first * (int64_t)c->size[a];
+        const double before = part->note.worst;
+        note_block(part, k->check(in, out, scalars, (size_t)count, 0, 0, &part->note), (size_t)count, before,
+            first, NULL);
+        return TKH_OK;
+    }
+    const size_t most = (size_t)(count < TKHI_BATCH ? count : TKHI_BATCH);
     unsigned char *buf[TKH_MAX_ARRAYS] = { NULL };
-    int64_t *off = malloc(TKHI_BATCH * sizeof *off);
+    int64_t *off = malloc(most * sizeof *off);
     tkh_status st = off ? TKH_OK : TKH_ERR_HOST_ALLOC;
     for (unsigned a = 0; a < c->arrays && st == TKH_OK; ++a)
-        if ((buf[a] = malloc(TKHI_BATCH * c->size[a])) == NULL)
+        if ((buf[a] = malloc(most * c->size[a])) == NULL)
             st = TKH_ERR_HOST_ALLOC;
-    if (st != TKH_OK)
-        st = tkhi_fail(st, "%s: allocating the oracle's blocks failed", c->fn);
-    const int64_t total = samples ? (int64_t)policy->samples : p->count;
-    for (int64_t first = 0; st == TKH_OK && first < total && o->bad == SIZE_MAX; first += TKHI_BATCH) {
-        const size_t len = (size_t)(total - first < TKHI_BATCH ? total - first : TKHI_BATCH);
+    for (unsigned a = 0; a < c->arrays; ++a)
+        *(a < k->arity ? &in[a] : &out[a - k->arity]) = buf[a];
+    for (int64_t at = 0; st == TKH_OK && at < count && part->bad == SIZE_MAX; at += TKHI_BATCH) {
+        const size_t len = (size_t)(count - at < TKHI_BATCH ? count - at : TKHI_BATCH);
         for (unsigned a = 0; a < c->arrays; ++a) {
-            const int64_t *stride = a < k->arity ? p->stride[a] : out_stride[a - k->arity];
             if (samples)
                 for (size_t j = 0; j < len; ++j)
-                    off[j] = tkhi_offset_at(p, 0, p->ndim, stride, samples[first + (int64_t)j]);
+                    off[j] = tkhi_offset_at(p, 0, p->ndim, stride[a], samples[at + (int64_t)j]);
             else
-                tkhi_walk(p, 0, p->ndim, stride, first, len, off);
+                tkhi_walk(p, 0, p->ndim, stride[a], first + at, len, off);
             tkhi_gather(buf[a], base[a], off, len, c->size[a]);
         }
-        const void *in[TKH_MAX_INPUTS], *out[TKH_MAX_OUTPUTS];
-        for (unsigned a = 0; a < c->arrays; ++a)
-            *(a < k->arity ? &in[a] : &out[a - k->arity]) = buf[a];
-        const double before = o->note.worst;
-        const size_t bad = k->check(in, out, scalars, len, 0, 0, &o->note);
-        if (o->note.worst > before) /* an index of the batch: make it the call's */
-            o->note.worst_index = (size_t)(samples ? samples[first + (int64_t)o->note.worst_index]
-                : first + (int64_t)o->note.worst_index);
-        o->compared += bad < len ? bad + 1 : len;
-        if (bad < len)
-            o->bad = (size_t)(samples ? samples[first + (int64_t)bad] : first + (int64_t)bad);
+        const double before = part->note.worst;
+        note_block(part, k->check(in, out, scalars, len, 0, 0, &part->note), len, before, first + at,
+            samples ? samples + at : NULL);
     }
     for (unsigned a = 0; a < c->arrays; ++a)
         free(buf[a]);
     free(off);
     return st;
 }
-
 
 static void describe(const tkhi_call *c, tkh_report *report)
 {

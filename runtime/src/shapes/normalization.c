@@ -108,9 +108,8 @@ static void geometry(const tkh_context *ctx, tkhi_call *c, tkh_plan *p, const vo
 /* A normalization: each row (or each sampled row) gathered along the axis with the
  * columns, checked whole by the kernel's row check under the device's fold depth. A
  * mismatch's index is row-major in the output's index space. */
-static tkh_status check(const tkhi_call *c, const tkh_oracle_policy *policy,
-    unsigned char *const *base, const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars,
-    tkhi_oracle *o, const int64_t *samples)
+static tkh_status check(const tkhi_call *c, unsigned char *const *base, const int64_t (*stride)[TKH_MAX_DIMS],
+    const void *const *scalars, int64_t first, int64_t count, const int64_t *samples, tkhi_oracle_part *part)
 {
     const tkh_kernel_info *k = c->kernel;
     const tkh_plan *p = &c->plan;
@@ -121,39 +120,36 @@ static tkh_status check(const tkhi_call *c, const tkh_oracle_policy *policy,
     for (unsigned a = 0; a < c->arrays && st == TKH_OK; ++a)
         if (!c->absent[a] && (buf[a] = malloc((a < k->arity ? (n > 0 ? n : 1) : outs) * c->size[a])) == NULL)
             st = TKH_ERR_HOST_ALLOC;
-    if (st != TKH_OK)
-        st = tkhi_fail(st, "%s: allocating the oracle's rows failed", c->fn);
     const void *in[TKH_MAX_INPUTS];
     for (unsigned a = 0; a < k->arity; ++a)
         in[a] = buf[a];
     for (unsigned a = 1; a < k->arity && st == TKH_OK; ++a) /* the columns: the same for every row */
         if (!c->absent[a]) {
-            tkhi_walk(p, 0, 1, p->stride[a], 0, n, off);
+            tkhi_walk(p, 0, 1, stride[a], 0, n, off);
             tkhi_gather(buf[a], base[a], off, n, c->size[a]);
         }
     int axis = 0;
     while (!c->reduced_axis[axis])
         ++axis;
     const int64_t depth = tkh_norm_depth(p->mode, (int64_t)n, c->size[0]);
-    const int64_t total = samples ? (int64_t)policy->samples : p->count;
-    for (int64_t s = 0; st == TKH_OK && s < total && o->bad == SIZE_MAX; ++s) {
-        const int64_t row = samples ? samples[s] : s;
-        const int64_t at = tkhi_offset_at(p, 1, p->ndim, p->stride[0], row);
-        tkhi_walk(p, 0, 1, p->stride[0], 0, n, off);
+    for (int64_t s = 0; st == TKH_OK && s < count && part->bad == SIZE_MAX; ++s) {
+        const int64_t row = samples ? samples[s] : first + s;
+        const int64_t at = tkhi_offset_at(p, 1, p->ndim, stride[0], row);
+        tkhi_walk(p, 0, 1, stride[0], 0, n, off);
         for (size_t j = 0; j < n; ++j)
             off[j] += at;
         tkhi_gather(buf[0], base[0], off, n, c->size[0]);
         const unsigned out = k->arity;
-        const int64_t out_at = tkhi_offset_at(p, 1, p->ndim, out_stride[0], row);
-        tkhi_walk(p, 0, 1, out_stride[0], 0, outs, off);
+        const int64_t out_at = tkhi_offset_at(p, 1, p->ndim, stride[out], row);
+        tkhi_walk(p, 0, 1, stride[out], 0, outs, off);
         for (size_t j = 0; j < outs; ++j)
             off[j] += out_at;
         tkhi_gather(buf[out], base[out], off, outs, c->size[out]);
-        const double before = o->note.worst;
-        const size_t bad = k->check_row(in, buf[out], scalars, n, depth, &o->note);
-        o->compared += bad < outs ? bad + 1 : outs;
+        const double before = part->note.worst;
+        const size_t bad = k->check_row(in, buf[out], scalars, n, depth, &part->note);
+        part->compared += bad < outs ? bad + 1 : outs;
         /* the row-major index of element j of this row: the kept coordinates from 'row' */
-        const size_t j = bad < outs ? bad : o->note.worst_index;
+        const size_t j = bad < outs ? bad : part->note.worst_index;
         int64_t rest = row, lin = 0, mult = 1;
         for (int d = c->ndim - 1; d >= 0; --d) {
             if (d == axis && outs == 1)
@@ -164,10 +160,10 @@ static tkh_status check(const tkhi_call *c, const tkh_oracle_policy *policy,
             lin += coord * mult;
             mult *= c->shape[d];
         }
-        if (o->note.worst > before)
-            o->note.worst_index = (size_t)lin;
+        if (part->note.worst > before)
+            part->note.worst_index = (size_t)lin;
         if (bad < outs)
-            o->bad = (size_t)lin;
+            part->bad = (size_t)lin;
     }
     for (unsigned a = 0; a < c->arrays; ++a)
         free(buf[a]);

@@ -160,41 +160,42 @@ static void flat_geometry(const tkh_context *ctx, const tkh_kernel_info *k, size
     *block = k->block;
 }
 
-static tkh_status check(const tkhi_call *c, const tkh_oracle_policy *policy, unsigned char *const *base,
-    const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars, tkhi_oracle *o, const int64_t *samples)
+static tkh_status check(const tkhi_call *c, unsigned char *const *base, const int64_t (*stride)[TKH_MAX_DIMS],
+    const void *const *scalars, int64_t first, int64_t count, const int64_t *samples, tkhi_oracle_part *part)
 {
     (void)scalars;
     const tkh_kernel_info *k = c->kernel;
     const tkh_plan *p = &c->plan;
     const size_t m = (size_t)p->reduce_count; /* 0: a reduction with an identity over no elements */
-    unsigned char *buf = malloc((m > 0 ? m : 1) * c->size[0]);
-    int64_t *off = malloc((m == 0 ? 1 : m < TKHI_BATCH ? m : TKHI_BATCH) * sizeof *off);
-    if (buf == NULL || off == NULL) {
+    /* Folded in place where the reduced elements lie compact, else gathered first. */
+    const int compact = p->reduced == 1 && stride[0][0] == 1;
+    unsigned char *buf = compact ? NULL : malloc((m > 0 ? m : 1) * c->size[0]);
+    int64_t *off = compact ? NULL : malloc((m == 0 ? 1 : m < TKHI_BATCH ? m : TKHI_BATCH) * sizeof *off);
+    if (!compact && (buf == NULL || off == NULL)) {
         free(buf);
         free(off);
-        return tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu bytes for the oracle's folds failed", c->fn,
-            m * c->size[0]);
+        return TKH_ERR_HOST_ALLOC;
     }
-    const int64_t total = samples ? (int64_t)policy->samples : p->count;
-    for (int64_t s = 0; s < total && o->bad == SIZE_MAX; ++s) {
-        const int64_t out = samples ? samples[s] : s;
-        const int64_t at = tkhi_offset_at(p, p->reduced, p->ndim, p->stride[0], out);
-        for (size_t first = 0; first < m; first += TKHI_BATCH) {
-            const size_t len = m - first < TKHI_BATCH ? m - first : TKHI_BATCH;
-            tkhi_walk(p, 0, p->reduced, p->stride[0], (int64_t)first, len, off);
+    for (int64_t s = 0; s < count && part->bad == SIZE_MAX; ++s) {
+        const int64_t out = samples ? samples[s] : first + s;
+        const int64_t at = tkhi_offset_at(p, p->reduced, p->ndim, stride[0], out);
+        const unsigned char *elements = base[0] + at * (int64_t)c->size[0];
+        for (size_t from = 0; !compact && from < m; from += TKHI_BATCH) {
+            const size_t len = m - from < TKHI_BATCH ? m - from : TKHI_BATCH;
+            tkhi_walk(p, 0, p->reduced, stride[0], (int64_t)from, len, off);
             for (size_t j = 0; j < len; ++j)
                 off[j] += at;
-            tkhi_gather(buf + first * c->size[0], base[0], off, len, c->size[0]);
+            tkhi_gather(buf + from * c->size[0], base[0], off, len, c->size[0]);
         }
         tkh_fold state;
         memset(&state, 0, sizeof state);
-        k->fold(buf, 0, m, &state);
+        k->fold(compact ? elements : buf, 0, m, &state);
         const void *outs[TKH_MAX_OUTPUTS];
         for (unsigned j = 0; j < k->output_count; ++j)
-            outs[j] = base[1 + j] + tkhi_offset_at(p, p->reduced, p->ndim, out_stride[j], out) * (int64_t)c->size[1 + j];
-        ++o->compared;
-        if (!k->finish(&state, outs, m, c->fold_grid, c->fold_block, &o->note))
-            o->bad = (size_t)out;
+            outs[j] = base[1 + j] + tkhi_offset_at(p, p->reduced, p->ndim, stride[1 + j], out) * (int64_t)c->size[1 + j];
+        ++part->compared;
+        if (!k->finish(&state, outs, m, c->fold_grid, c->fold_block, &part->note))
+            part->bad = (size_t)out;
     }
     free(buf);
     free(off);

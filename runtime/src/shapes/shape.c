@@ -42,21 +42,36 @@ tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel
     return st == TKH_OK ? tkhi_call_finish(fn, c, stride) : st;
 }
 
-tkh_status tkhi_check(const tkhi_call *c, const tkh_oracle_policy *policy, unsigned char *const *base,
-    const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars, tkhi_oracle *o)
+void tkhi_check_range(const tkhi_oracle *o, const tkhi_call *c, unsigned char *const *base,
+    const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
+    tkhi_oracle_part *part)
 {
-    memset(o, 0, sizeof *o);
-    o->kernel = c->kernel;
-    o->policy = *policy;
-    o->bad = SIZE_MAX;
-    if (policy->mode == TKH_ORACLE_OFF || c->plan.count == 0)
-        return TKH_OK;
-    int64_t *samples = tkhi_draw_samples(policy, c->plan.count);
-    if (policy->mode == TKH_ORACLE_SAMPLED && samples == NULL)
-        return tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu sample indices failed", c->fn, policy->samples);
-    const tkh_status st = tkhi_shape_of(c->kernel)->check(c, policy, base, out_stride, scalars, o, samples);
-    free(samples);
-    return st;
+    if (count <= 0 || o->policy.mode == TKH_ORACLE_OFF || part->bad != SIZE_MAX || part->failed != TKH_OK)
+        return;
+    const tkhi_shape *shape = tkhi_shape_of(c->kernel);
+    if (o->policy.mode == TKH_ORACLE_FULL) {
+        part->failed = shape->check(c, base, stride, scalars, first, count, NULL, part);
+        return;
+    }
+    size_t from, at;
+    tkhi_oracle_samples_in(o, first, count, &from, &at);
+    if (at > 0)
+        part->failed = shape->check(c, base, stride, scalars, 0, (int64_t)at, o->samples + from, part);
+}
+
+tkh_status tkhi_check(const tkhi_call *c, const tkh_oracle_policy *policy, unsigned char *const *base,
+    const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, tkhi_oracle *o)
+{
+    tkh_status st = tkhi_oracle_begin(o, c->kernel, policy, c->plan.count, NULL);
+    if (st != TKH_OK)
+        return st;
+    tkhi_oracle_part part;
+    tkhi_oracle_part_start(&part);
+    tkhi_check_range(o, c, base, stride, scalars, 0, c->plan.count, &part);
+    if (part.failed != TKH_OK)
+        return tkhi_fail(part.failed, "%s: allocating the oracle's buffers failed", c->fn);
+    tkhi_oracle_merge(o, &part, 1);
+    return TKH_OK;
 }
 
 void tkhi_plan_evidence(const tkhi_call *c, tkh_report *report)

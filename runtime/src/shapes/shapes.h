@@ -29,13 +29,14 @@ typedef struct tkhi_shape {
      * whose flat calls are plans of one row. */
     void (*flat_geometry)(const tkh_context *ctx, const tkh_kernel_info *k, size_t n, unsigned *grid,
         unsigned *block);
-    /* The oracle's check of the call's outputs (at 'base', with 'out_stride' per output and
-     * plan dimension; inputs with the plan's strides) under 'policy', at the sampled
-     * indices where 'samples' is not NULL. Fills o->bad (a linear index of the outputs'
-     * index space, or SIZE_MAX), o->compared and o->note. Fails with: TKH_ERR_HOST_ALLOC. */
-    tkh_status (*check)(const tkhi_call *c, const tkh_oracle_policy *policy, unsigned char *const *base,
-        const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars, tkhi_oracle *o,
-        const int64_t *samples);
+    /* The oracle's check of the call's kept indices [first, first + count) (the plan's count:
+     * elementwise its elements, reductions their outputs, normalizations their rows), or,
+     * where 'samples' is not NULL, of the count sorted indices there: the arrays at 'base'
+     * with 'stride' per array and plan dimension. Adds to 'part' (bad: an index of the
+     * outputs' index space, as the verdict names it), stopping at a difference. Fails
+     * with TKH_ERR_HOST_ALLOC, leaving the message to the caller. */
+    tkh_status (*check)(const tkhi_call *c, unsigned char *const *base, const int64_t (*stride)[TKH_MAX_DIMS],
+        const void *const *scalars, int64_t first, int64_t count, const int64_t *samples, tkhi_oracle_part *part);
     /* The evidence line of what the call computes over ("reduced axes [1] of [4, 5]: ..."),
      * and the words for its plan's layout at the end of the plan line. */
     void (*describe)(const tkhi_call *c, tkh_report *report);
@@ -56,10 +57,17 @@ TKH_HIDDEN tkh_status tkhi_shape_known(const char *fn, const tkh_kernel_info *k)
 TKH_HIDDEN tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel_info *kernel,
     const tkh_tensor_args *args, tkhi_call *c);
 
-/* The oracle walking the plan over a call's outputs (the shape's check, with the samples
- * of a sampled policy drawn here). Fails with: TKH_ERR_HOST_ALLOC. */
+/* Kept indices [first, first + count) of the call under o's policy (all of them, or o's
+ * samples among them), by the shape's check, into 'part'. Safe on the crew: a failure is
+ * left in part->failed. */
+TKH_HIDDEN void tkhi_check_range(const tkhi_oracle *o, const tkhi_call *c, unsigned char *const *base,
+    const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
+    tkhi_oracle_part *part);
+
+/* The whole call checked on this thread under 'policy' (o then holds the result; the
+ * caller ends it with tkhi_oracle_end). Fails with: TKH_ERR_HOST_ALLOC. */
 TKH_HIDDEN tkh_status tkhi_check(const tkhi_call *c, const tkh_oracle_policy *policy, unsigned char *const *base,
-    const int64_t (*out_stride)[TKH_MAX_DIMS], const void *const *scalars, tkhi_oracle *o);
+    const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, tkhi_oracle *o);
 
 /* Evidence lines of the plan: each tensor's dtype, shape and strides, the shape's line,
  * the merged plan. Nothing without a report. */
