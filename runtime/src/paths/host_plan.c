@@ -75,7 +75,7 @@ static tkh_status host_device_work(tkhi_call *c, tkh_context *ctx, const void *c
     const void *in[TKH_MAX_INPUTS];
     void *out[TKH_MAX_OUTPUTS];
     unsigned fold_grid = UINT_MAX;
-    tkhi_launch_spec l = { ctx, c, in, out, scalars, NULL, 0, 0, 0, slot->stream };
+    tkhi_launch_spec l = { ctx, k, c, in, out, scalars, NULL, 0, 0, 0, slot->stream };
     run hook = { .ctx = ctx, .kernel = k, .call = c, .corrupt_index = ctx->corrupt_index,
         .corrupt_bit = ctx->corrupt_bit, .report = report };
     ctx->corrupt_index = SIZE_MAX;

@@ -94,7 +94,8 @@ static tkh_status enqueue_chunk(run *r, tkhi_slot *slot, const tkhi_arrays *src,
     }
     tkhi_arrays d;
     device_arrays(r, slot, &d);
-    tkhi_launch_spec l = { r->ctx, r->call, d.in, (void *const *)d.out, r->scalars, NULL, count, 0, 0, slot->stream };
+    tkhi_launch_spec l = { r->ctx, r->kernel, r->call, d.in, (void *const *)d.out, r->scalars, NULL, count, 0, 0,
+        slot->stream };
     tkhi_launch_choose(&l, NULL);
     if (first == 0) {
         r->grid = l.grid;

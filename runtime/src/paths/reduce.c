@@ -100,7 +100,7 @@ tkh_status tkhi_run_reduction(run *r, void *const *results)
     tkhi_arrays d = { .in = { slot->dev_in[0].ptr } };
     for (unsigned o = 0; o < k->output_count; ++o)
         d.out[o] = slot->dev_out[o].ptr;
-    tkhi_launch_spec l = { ctx, r->call, d.in, (void *const *)d.out, r->scalars, NULL, r->n, r->grid, r->block,
+    tkhi_launch_spec l = { ctx, k, r->call, d.in, (void *const *)d.out, r->scalars, NULL, r->n, r->grid, r->block,
         slot->stream };
     if (st == TKH_OK)
         st = tkhi_launch_run(&l, ctx->scratch.ptr);
