@@ -54,23 +54,18 @@ tkh_status tkhi_flat_call(const char *fn, tkh_context *ctx, const tkh_kernel_inf
     tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, kernel, n);
     tkhi_arrays arrays;
     tkhi_sizes bytes;
-    tkh_status st = tkhi_check_args(fn, ctx, kernel, args, n, &arrays, &bytes);
-    if (st == TKH_OK && on_device)
-        st = tkhi_check_alignment(fn, kernel, &arrays);
+    tkh_status st = tkhi_check_args(fn, ctx, kernel, args, n, on_device, &arrays, &bytes);
     if (st == TKH_OK && shape == NULL)
         st = tkhi_shape_known(fn, kernel);
     if (st != TKH_OK)
         return tkhi_report_end(report, st, start);
+    if (on_device) /* the flat device entry points check nothing but their arguments */
+        return tkhi_device_flat(ctx, kernel, &arrays, args->scalars, n, stream);
     tkhi_call c;
-    tkhi_call_flat(&c, fn, kernel, &arrays, n, on_device, shape->folds);
-    if (on_device) { /* the flat device entry points check nothing but their arguments */
-        static const tkh_oracle_policy unchecked = { TKH_ORACLE_OFF, 0, 0 };
-        return tkhi_device_run(ctx, &c, args->scalars, stream, &unchecked, NULL);
-    }
+    tkhi_call_flat(&c, fn, kernel, &arrays, n, shape->folds);
     if (report != NULL)
         tkhi_describe_scalars(kernel, args->scalars, report->scalars, sizeof report->scalars);
     tkhi_evidence(report, "admitted: %s_%s is built for %s", kernel->op, kernel->type, ctx->device.arch);
-    tkhi_call_flat_host(&c);
     return tkhi_report_end(report, tkhi_host_run(ctx, &c, args->scalars, report), start);
 }
 

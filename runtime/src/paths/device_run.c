@@ -71,6 +71,27 @@ static tkh_status check_on_host(tkhi_call *c, tkh_context *ctx, const tkh_oracle
     return st;
 }
 
+/* Enqueues l on its stream, on the context's device: the flat kernel where 'plan' is NULL,
+ * else the plan kernel over 'plan'; its grid and block from the shape, its partials (if
+ * any) from tkhi_with_partials. */
+static tkh_status enqueue(tkhi_launch_spec *l, tkh_plan *plan)
+{
+    int err = tkhi_set_device(l->ctx);
+    if (err != 0)
+        return tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed", l->ctx->device.selected);
+    tkhi_launch_choose(l, plan);
+    const size_t scratch = tkhi_launch_scratch(l);
+    return scratch == 0 ? tkhi_launch_run(l, NULL)
+        : tkhi_with_partials(l->ctx, l->stream, scratch, l->kernel->symbol, tkhi_launch_run, l);
+}
+
+tkh_status tkhi_device_flat(tkh_context *ctx, const tkh_kernel_info *kernel, const tkhi_arrays *arrays,
+    const void *const *scalars, size_t n, tkh_stream stream)
+{
+    tkhi_launch_spec l = { ctx, kernel, NULL, arrays->in, arrays->out, scalars, NULL, n, 0, 0, stream };
+    return enqueue(&l, NULL);
+}
+
 tkh_status tkhi_device_run(tkh_context *ctx, tkhi_call *c, const void *const *scalars, tkh_stream stream,
     const tkh_oracle_policy *policy, tkh_report *report)
 {
@@ -82,16 +103,9 @@ tkh_status tkhi_device_run(tkh_context *ctx, tkhi_call *c, const void *const *sc
             in[a] = c->base[a];
         else
             out[a - k->arity] = c->base[a];
-    int err = tkhi_set_device(ctx);
-    if (err != 0)
-        return tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed", ctx->device.selected);
-    const size_t n = tkhi_flat_count(c);
-    tkhi_launch_spec l = { ctx, c, in, out, scalars, NULL, n, 0, 0, stream };
-    tkhi_launch_choose(&l, c->flat ? NULL : &c->plan);
-    const size_t scratch = tkhi_launch_scratch(&l);
-    tkh_status st = scratch == 0 ? tkhi_launch_run(&l, NULL)
-        : tkhi_with_partials(ctx, stream, scratch, k->symbol, tkhi_launch_run, &l);
-    if (st != TKH_OK || (report == NULL && policy->mode == TKH_ORACLE_OFF)) /* a flat enqueue: done */
+    tkhi_launch_spec l = { ctx, k, c, in, out, scalars, NULL, tkhi_flat_count(c), 0, 0, stream };
+    tkh_status st = enqueue(&l, c->flat ? NULL : &c->plan);
+    if (st != TKH_OK || (report == NULL && policy->mode == TKH_ORACLE_OFF)) /* nothing to say or check */
         return st;
     if (c->flat)
         tkhi_evidence(report, "enqueued the flat kernel %s on the stream", k->symbol);

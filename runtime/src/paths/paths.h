@@ -18,8 +18,14 @@ TKH_HIDDEN tkh_status tkhi_flat_call(const char *fn, tkh_context *ctx, const tkh
 TKH_HIDDEN tkh_status tkhi_tensor_run(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
     const tkh_tensor_args *args, tkh_report *report, double start);
 
-/* The device path: the call enqueued on 'stream' (the flat kernel where the call is flat,
- * else the plan kernel), then, unless 'policy' is off, waited for and checked on the host. */
+/* A flat call on the device (tkh_kernel_enqueue, _launch), from after its checks: the flat
+ * kernel over n elements of 'arrays', enqueued on 'stream', not checked. */
+TKH_HIDDEN tkh_status tkhi_device_flat(tkh_context *ctx, const tkh_kernel_info *kernel, const tkhi_arrays *arrays,
+    const void *const *scalars, size_t n, tkh_stream stream);
+
+/* The device path of a tensor call: the call enqueued on 'stream' (the flat kernel where the
+ * call is flat, else the plan kernel), then, unless 'policy' is off, waited for and checked
+ * on the host. */
 TKH_HIDDEN tkh_status tkhi_device_run(tkh_context *ctx, tkhi_call *c, const void *const *scalars,
     tkh_stream stream, const tkh_oracle_policy *policy, tkh_report *report);
 

@@ -67,8 +67,34 @@ tkh_status tkhi_check_scalars(const char *fn, const tkh_kernel_info *k, const vo
     return TKH_OK;
 }
 
+/* p is not aligned to 'size' (every size of ours is a power of two: no division). */
+static int misaligned(const void *p, size_t size)
+{
+    return ((size & (size - 1)) == 0 ? (uintptr_t)p & (size - 1) : (uintptr_t)p % size) != 0;
+}
+
+static tkh_status not_aligned(const char *fn, const tkh_kernel_info *kernel, int output, unsigned j,
+    const void *p, size_t size)
+{
+    char name[80];
+    return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: %s %p is not aligned to the element size (%zu bytes)", fn,
+        tkhi_array_name(kernel, output, j, name, sizeof name), p, size);
+}
+
+/* The device path's check of a flat call's pointers: each aligned to its element size. */
+static tkh_status check_alignment(const char *fn, const tkh_kernel_info *kernel, const tkhi_arrays *arrays)
+{
+    for (unsigned i = 0; i < kernel->arity; ++i)
+        if (misaligned(arrays->in[i], kernel->inputs[i].size))
+            return not_aligned(fn, kernel, 0, i, arrays->in[i], kernel->inputs[i].size);
+    for (unsigned o = 0; o < kernel->output_count; ++o)
+        if (misaligned(arrays->out[o], kernel->outputs[o].size))
+            return not_aligned(fn, kernel, 1, o, arrays->out[o], kernel->outputs[o].size);
+    return TKH_OK;
+}
+
 tkh_status tkhi_check_args(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel,
-    const tkh_args *args, size_t n, tkhi_arrays *arrays, tkhi_sizes *bytes)
+    const tkh_args *args, size_t n, int on_device, tkhi_arrays *arrays, tkhi_sizes *bytes)
 {
     tkh_status st = tkhi_check_call(fn, ctx, kernel, args);
     if (st == TKH_OK)
@@ -120,7 +146,8 @@ tkh_status tkhi_check_args(const char *fn, tkh_context *ctx, const tkh_kernel_in
     }
     if (!ctx->device.available)
         return tkhi_fail(TKH_ERR_NO_DEVICE, "%s: the context has no usable device", fn);
-    return tkhi_admit(ctx, kernel);
+    st = tkhi_admit(ctx, kernel);
+    return st == TKH_OK && on_device ? check_alignment(fn, kernel, arrays) : st;
 }
 
 tkh_status tkhi_single_output(const char *fn, const tkh_kernel_info *kernel, const void *const *inputs,
@@ -135,41 +162,19 @@ tkh_status tkhi_single_output(const char *fn, const tkh_kernel_info *kernel, con
     return TKH_OK;
 }
 
-tkh_status tkhi_check_alignment(const char *fn, const tkh_kernel_info *kernel, const tkhi_arrays *arrays)
-{
-    char name[80];
-    for (unsigned i = 0; i < kernel->arity + kernel->output_count; ++i) {
-        const int output = i >= kernel->arity;
-        const unsigned j = output ? i - kernel->arity : i;
-        const void *p = output ? arrays->out[j] : arrays->in[j];
-        const size_t size = output ? kernel->outputs[j].size : kernel->inputs[j].size;
-        const uintptr_t off = (size & (size - 1)) == 0 ? (uintptr_t)p & (size - 1) : (uintptr_t)p % size;
-        if (off != 0) /* (every size of ours is a power of two: no division) */
-            return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
-                "%s: %s %p is not aligned to the element size (%zu bytes)", fn,
-                tkhi_array_name(kernel, output, j, name, sizeof name), p, size);
-    }
-    return TKH_OK;
-}
-
 void tkhi_call_flat(tkhi_call *c, const char *fn, const tkh_kernel_info *kernel, const tkhi_arrays *arrays,
-    size_t n, int on_device, int folds)
+    size_t n, int folds)
 {
-    /* What the paths read of a flat call, no more: a flat enqueue's whole host work is a
-     * few tens of ns, and this is on it. Spans, strides and tensors are for tensor calls. */
+    /* The tensors are for messages of tensor calls only; a flat call names its arrays. */
     c->kernel = kernel;
     c->fn = fn;
-    c->on_device = on_device;
+    c->on_device = 0;
     c->arrays = kernel->arity + kernel->output_count;
     c->flat = 1;
     c->folds = c->drops = folds;
     c->ndim = 1;
     c->shape[0] = (int64_t)n;
     c->reduced_axis[0] = folds;
-    for (unsigned a = 0; a < kernel->arity; ++a)
-        c->base[a] = (unsigned char *)arrays->in[a];
-    for (unsigned o = 0; o < kernel->output_count; ++o)
-        c->base[kernel->arity + o] = arrays->out[o];
     tkh_plan *p = &c->plan;
     p->ndim = 1;
     p->reduced = folds;
@@ -181,18 +186,13 @@ void tkhi_call_flat(tkhi_call *c, const char *fn, const tkh_kernel_info *kernel,
     p->chunk = p->reduce_count;
     p->wide = n > (size_t)INT32_MAX;
     p->magic[0] = p->shift[0] = 0; /* no division: a flat call runs the flat kernel (tkhi_launch_choose) */
-}
-
-void tkhi_call_flat_host(tkhi_call *c)
-{
-    const tkh_kernel_info *k = c->kernel;
-    const int64_t n = c->plan.size[0];
     for (unsigned a = 0; a < c->arrays; ++a) {
-        const int input = a < k->arity;
-        c->size[a] = input ? k->inputs[a].size : k->outputs[a - k->arity].size;
+        const int input = a < kernel->arity, each = input || !folds; /* n elements, or one output */
+        c->base[a] = input ? (unsigned char *)arrays->in[a] : arrays->out[a - kernel->arity];
+        c->size[a] = input ? kernel->inputs[a].size : kernel->outputs[a - kernel->arity].size;
         c->absent[a] = 0;
         c->lo[a] = 0;
-        c->hi[a] = (input || !c->folds ? n : 1) - 1;
-        c->plan.stride[a][0] = input || !c->folds ? 1 : 0;
+        c->hi[a] = (each ? (int64_t)n : 1) - 1;
+        p->stride[a][0] = each;
     }
 }

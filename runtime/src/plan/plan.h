@@ -31,16 +31,13 @@ TKH_HIDDEN tkh_status tkhi_check_call(const char *fn, const void *ctx, const tkh
 /* The scalars of a call: the list, and each one, not NULL. Fails with: TKH_ERR_NULL_POINTER. */
 TKH_HIDDEN tkh_status tkhi_check_scalars(const char *fn, const tkh_kernel_info *k, const void *const *scalars);
 
-/* A flat call's checks (args, n, sizes, overlaps), ending with admission; on success
- * *arrays holds the arrays and *bytes their sizes. Fails as tkh_kernel_call does before
- * any device work. */
+/* A flat call's checks (args, n, sizes, overlaps), then admission, then, on_device, each
+ * pointer aligned to its element size (TKH_ERR_INVALID_ARGUMENT); on success *arrays
+ * holds the arrays and *bytes their sizes. Fails as tkh_kernel_call (tkh_kernel_enqueue)
+ * does before any device work. */
 TKH_HIDDEN tkh_status tkhi_check_args(const char *fn, tkh_context *ctx,
-    const tkh_kernel_info *kernel, const tkh_args *args, size_t n, tkhi_arrays *arrays,
+    const tkh_kernel_info *kernel, const tkh_args *args, size_t n, int on_device, tkhi_arrays *arrays,
     tkhi_sizes *bytes);
-
-/* The device path's check of a flat call's pointers: each aligned to its element size.
- * Fails with: TKH_ERR_INVALID_ARGUMENT. */
-TKH_HIDDEN tkh_status tkhi_check_alignment(const char *fn, const tkh_kernel_info *kernel, const tkhi_arrays *arrays);
 
 /* Admission of kernel k on the context's device (tkh_kernel_admit), remembered for the
  * kernel admitted last. Fails with: TKH_ERR_NO_KERNEL_FOR_ARCH. */
@@ -80,16 +77,11 @@ typedef struct tkhi_call {
                                               along one output's elements) */
 } tkhi_call;
 
-/* The call a flat call is: n elements of each input, one dimension, folded (a reduction:
- * out_count outputs) or not (n outputs), everything compact: the flat kernel's. It sets
- * what the paths read of a flat call (the arrays' addresses, the plan's counts), not the
- * spans, strides and tensors that only tensor calls use. */
+/* The call a flat call on the host is: n elements of each input, one dimension, folded (a
+ * reduction: out_count outputs) or not (n outputs), everything compact: the flat kernel's
+ * plan, the arrays' addresses, sizes, spans and strides. */
 TKH_HIDDEN void tkhi_call_flat(tkhi_call *c, const char *fn, const tkh_kernel_info *kernel,
-    const tkhi_arrays *arrays, size_t n, int on_device, int folds);
-
-/* The rest of a flat call that the host path reads, as of any call: the element sizes,
- * the spans and the strides. */
-TKH_HIDDEN void tkhi_call_flat_host(tkhi_call *c);
+    const tkhi_arrays *arrays, size_t n, int folds);
 
 /* Elements of each output over plan p (the call's, or a piece of it): its count, times the
  * folded elements where the outputs keep those dimensions (a normalization's map). */

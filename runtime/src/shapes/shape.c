@@ -94,14 +94,14 @@ void tkhi_launch_choose(tkhi_launch_spec *l, tkh_plan *plan)
 {
     l->plan = plan;
     if (plan == NULL)
-        tkhi_flat_geometry(l->ctx, l->c->kernel, l->n, &l->grid, &l->block);
+        tkhi_flat_geometry(l->ctx, l->kernel, l->n, &l->grid, &l->block);
     else
-        tkhi_shape_of(l->c->kernel)->geometry(l->ctx, l->c, plan, l->in[0], &l->grid, &l->block);
+        tkhi_shape_of(l->kernel)->geometry(l->ctx, l->c, plan, l->in[0], &l->grid, &l->block);
 }
 
 size_t tkhi_launch_scratch(const tkhi_launch_spec *l)
 {
-    const tkh_kernel_info *k = l->c->kernel;
+    const tkh_kernel_info *k = l->kernel;
     if (l->plan == NULL)
         return (size_t)l->grid * k->scratch_size;
     return l->plan->split > 1 ? (size_t)l->plan->split * (size_t)l->plan->count * k->scratch_size : 0;
@@ -110,7 +110,7 @@ size_t tkhi_launch_scratch(const tkhi_launch_spec *l)
 tkh_status tkhi_launch_run(void *arg, void *scratch)
 {
     const tkhi_launch_spec *l = arg;
-    const tkh_kernel_info *k = l->c->kernel;
+    const tkh_kernel_info *k = l->kernel;
     if (l->plan == NULL) {
         int err = tkhi_launch(l->ctx, k, l->in, l->out, l->scalars, l->n, l->grid, l->block, scratch, l->stream);
         if (err != 0)
@@ -133,9 +133,9 @@ void tkhi_launch_evidence(const tkhi_launch_spec *l, const char *what, tkh_repor
     }
     if (l->plan->split > 1)
         tkhi_evidence(report, "%s %s over the plan, grid %u x %d (each output's elements in %d blocks of up "
-            "to %" PRId64 ", their partials folded by a second kernel) x block %u", what, l->c->kernel->symbol,
+            "to %" PRId64 ", their partials folded by a second kernel) x block %u", what, l->kernel->symbol,
             l->grid, l->plan->split, l->plan->split, l->plan->chunk, l->block);
     else
-        tkhi_evidence(report, "%s %s over the plan, grid %u x block %u", what, l->c->kernel->symbol, l->grid,
+        tkhi_evidence(report, "%s %s over the plan, grid %u x block %u", what, l->kernel->symbol, l->grid,
             l->block);
 }

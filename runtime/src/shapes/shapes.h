@@ -77,7 +77,9 @@ TKH_HIDDEN void tkhi_plan_evidence(const tkhi_call *c, tkh_report *report);
  * else the plan kernel over 'plan'; its geometry from the shape (tkhi_launch_choose). */
 typedef struct tkhi_launch_spec {
     tkh_context *ctx;
-    tkhi_call *c;
+    const tkh_kernel_info *kernel;
+    tkhi_call *c;             /* the call, which the plan kernel's launch reads; NULL for the
+                                 flat kernel of a flat call on the device (tkhi_device_flat) */
     const void *const *in;
     void *const *out;
     const void *const *scalars;
