@@ -175,9 +175,9 @@ static tkh_status enqueue(host_run *r, int s, const piece *pc)
             continue;
         }
         tkhi_array_name(k, 0, a, name, sizeof name);
-        st = tkhi_device_buffer(ctx, &slot->dev_in[a], pc->bytes[a], name);
-        int err = st == TKH_OK ? tkhi_copy_to_device(ctx, slot->dev_in[a].ptr, slot->pinned_in[a].ptr,
-            pc->bytes[a], slot->stream) : 0;
+        if ((st = tkhi_device_buffer(ctx, &slot->dev_in[a], pc->bytes[a], name)) != TKH_OK)
+            break;
+        int err = tkhi_copy_to_device(ctx, slot->dev_in[a].ptr, slot->pinned_in[a].ptr, pc->bytes[a], slot->stream);
         if (err != 0)
             st = tkhi_host_copy_failed(r, err, name);
         in[a] = (const unsigned char *)slot->dev_in[a].ptr + (origin - pc->from[a]) * (int64_t)size;
@@ -190,6 +190,8 @@ static tkh_status enqueue(host_run *r, int s, const piece *pc)
         st = tkhi_device_buffer(ctx, &slot->dev_out[o], bytes, name);
         if (st == TKH_OK && r->dim >= 0)
             st = tkhi_pinned_buffer(ctx, &slot->pinned_out[o], bytes, "staging an output");
+        if (st != TKH_OK)
+            break;
         out[o] = slot->dev_out[o].ptr;
         host_out[o] = r->dim >= 0 ? slot->pinned_out[o].ptr : r->landing[o];
         r->at[s].base[k->arity + o] = host_out[o] - (int64_t)(first_out * size);
@@ -274,6 +276,8 @@ static void pre_part(step *s, unsigned part, unsigned parts)
     const tkhi_call *c = s->r->c;
     for (unsigned a = 0; a < c->kernel->arity; ++a) { /* ordinary stores: see TKHI_PIECE_BYTES */
         const size_t size = c->size[a], count = s->pre->bytes[a] / size;
+        if (count == 0) /* not staged: whole, not given, or no elements */
+            continue;
         size_t lo, hi;
         tkhi_split(s->whole ? s->whole : count, count, part, parts, &lo, &hi);
         memcpy((unsigned char *)s->pre_slot->pinned_in[a].ptr + lo * size,
