@@ -692,3 +692,29 @@ normalization {
   reductions = { { "rstd", identity = "(ACC)0", map = "x * x", combine = "a + b", post = "rsqrt(a / n + eps)" } },
   map = "x * rstd * weight",
 }
+
+-- Matrix products (docs/matmul.md): out[..., m, n] = epilogue(sum over k of a[..., m, k] *
+-- b[..., k, n]), batched and broadcast as numpy.matmul and torch.matmul do. f16 and bf16
+-- accumulate in f32; i8 in i32, wrapping (the sum modulo 2^32, as torch._int_mm's i32).
+matmul {
+  name = "matmul", types = { "f16", "bf16", "f32", "f64", "i8" },
+  semantics = "the matrix product a @ b (numpy.matmul): batch dimensions broadcast; a 1-D a is a row "
+    .. "and a 1-D b a column, each dropped from the result; i8 gives i32, modulo 2^32",
+}
+-- torch.nn.functional.linear, then an activation: x @ weight^T + bias, weight [n, k] as
+-- torch keeps it, bias optional (0). gelu is torch's default, erf-based, form.
+local LINEAR = {
+  { "linear", "v", "x @ weight^T + bias" },
+  { "linear_relu", "tkh_relu(v)", "relu(x @ weight^T + bias) (torch.relu: NaN stays NaN)" },
+  { "linear_gelu", "v * 0.5f * (1 + erf(v * 0.70710678118654752f))",
+    "gelu(x @ weight^T + bias), v * (1 + erf(v / sqrt(2))) / 2 (torch's default gelu)" },
+  { "linear_silu", "v / (1 + exp(-v))", "silu(x @ weight^T + bias), v / (1 + exp(-v))" },
+}
+for _, l in ipairs(LINEAR) do
+  matmul {
+    name = l[1], types = { "f16", "bf16", "f32" },
+    inputs = "T x, T weight, column T bias = 0", b_layout = "nk",
+    epilogue = l[2]:gsub("v", "(acc + bias)"),
+    semantics = l[3] .. ", accumulated in f32; x [..., k], weight [n, k], bias [n] or NULL (0)",
+  }
+end

@@ -48,6 +48,11 @@
 @ if k.op.shape == "reduction" then
       "empty_reduction": $(json(k.has_identity and "identity" or "refused")),
 @ end
+@ if k.op.shape == "matmul" then
+      "b_layout": $(json(k.b_layout)),
+      "accumulator": $(json(k.acc.name)),
+      "epilogue": $(json(k.epilogue)),
+@ end
       "comparison": $(json(k.comparison)),
       "op_file": $(json(k.op.where)),
       "source": $(json("kernels/" .. k.id .. ".hip")),

@@ -72,6 +72,23 @@ TKH_HD static inline $(k.pick) $(k.oracle)($(k.pick) a, $(k.pick) b)
         return a;
     return b.index < a.index ? b : a;
 }
+@ elseif k.op.shape == "matmul" then
+@   local params = { "ACC acc" }
+@   for _, c in ipairs(k.columns) do params[#params + 1] = "ACC " .. c.name end
+@   for _, sc in ipairs(k.scalars) do params[#params + 1] = sc.type.compute .. " " .. sc.name end
+/* The epilogue of each output: the sum acc, the columns at its n, the scalars; the kernel
+ * evaluates it in ACC and stores it as OUT. The oracle carries it with its error bound
+ * (templates/matmul.c.tpl). */
+TKH_HD static inline ACC $(k.oracle)($(table.concat(params, ", ")))
+{
+@   for _, c in ipairs(k.columns) do
+    (void)$(c.name);
+@   end
+@   for _, sc in ipairs(k.scalars) do
+    (void)$(sc.name);
+@   end
+    return (ACC)($(k.epilogue));
+}
 @ elseif k.op.shape == "normalization" then
 /* A normalization's expressions are written into its kernel and, with their error bounds,
  * into its oracle (templates/normalization.hip.tpl, normalization.c.tpl). */

@@ -28,13 +28,20 @@ static const char *const evidence[] = $(list(contract.required_evidence));
 @   return "{ " .. table.concat(out, ", ") .. " }"
 @ end
 @ for _, k in ipairs(kernels) do
+@   local product = k.op.shape == "matmul"
+@   if not product then
 TKH_HIDDEN int $(k.launch)(const void *const *, void *const *, const void *const *, size_t, unsigned, unsigned, void *, void *);
+@   end
 TKH_HIDDEN int $(k.launch)_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
+@   if not product then
 TKH_HIDDEN size_t $(k.check)(const void *const *, const void *const *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
+@   end
 @   if k.op.shape == "reduction" then
 TKH_HIDDEN void $(k.check)_fold(const void *, size_t, size_t, tkh_fold *);
 TKH_HIDDEN void $(k.check)_merge(tkh_fold *, const tkh_fold *);
 TKH_HIDDEN int $(k.check)_finish(const tkh_fold *, const void *const *, size_t, unsigned, unsigned, tkh_check_note *);
+@   elseif product then
+TKH_HIDDEN size_t $(k.check)_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, size_t, tkh_check_note *);
 @   elseif k.op.shape == "normalization" then
 TKH_HIDDEN size_t $(k.check)_row(const void *const *, const void *, const void *const *, size_t, int64_t, tkh_check_note *);
 @   end
@@ -83,8 +90,8 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .required_evidence = evidence,
     .degradations = $(k.id)_degradations,
     .non_claims = $(k.id)_non_claims,
-    .launch = $(k.launch),
-    .check = $(k.check),
+    .launch = $(product and "NULL" or k.launch),
+    .check = $(product and "NULL" or k.check),
 @   if k.op.shape == "reduction" then
     .fold = $(k.check)_fold,
     .merge = $(k.check)_merge,
@@ -93,6 +100,9 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .launch_plan = $(k.launch)_plan,
 @   if k.op.shape == "normalization" then
     .check_row = $(k.check)_row,
+@   elseif product then
+    .check_product = $(k.check)_product,
+    .b_nk = $(k.b_layout == "nk" and 1 or 0),
 @   end
 };
 

@@ -360,7 +360,7 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
     if ((timed = time_on_device(ctx, k, NULL, &args, 0, 0, start, stop, samples, reps, device)) != 0)
         goto fail_or_done;
 
-    const int axial = k->shape_kind != TKH_SHAPE_ELEMENTWISE; /* a reduction or a normalization */
+    const int axial = k->shape_kind == TKH_SHAPE_REDUCTION || k->shape_kind == TKH_SHAPE_NORMALIZATION;
     char shapes[4096] = "", dims[512], transposed[64] = "", axes[128] = "null", out_shape[512] = "";
     for (unsigned i = 0; i < k->arity; ++i) {
         append(shapes, sizeof shapes, i ? ", " : "");
@@ -377,11 +377,21 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
         append(axes, sizeof axes, "]");
     }
     tool_format_dims(out_shape, sizeof out_shape, t->t[k->arity].ndim, t->shape[k->arity]);
+    /* a matrix product's operations: a multiply and an add per term, k terms an output */
+    double ops = 0;
+    if (k->check_product != NULL) {
+        ops = 2.0 * (double)t->shape[0][t->t[0].ndim - 1];
+        for (int j = 0; j < t->t[k->arity].ndim; ++j)
+            ops *= (double)t->shape[k->arity][j];
+    }
     printf("%s  {\"op\": \"%s\", \"type\": \"%s\", \"shapes\": [%s], \"transpose\": [%s], \"axes\": %s,"
            " \"keepdims\": %s,\n   \"output_shape\": %s, \"bytes\": %.0f, \"reps\": %d,\n"
-           "   \"device_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g}, \"device_tb_per_s\": %.6g}",
+           "   \"device_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g}, \"device_tb_per_s\": %.6g",
         first ? "" : ",\n", k->op, k->type, shapes, transposed, axes, axial && t->keepdims ? "true" : "false",
         out_shape, bytes, reps, device[0], device[1], device[2], bytes / device[0] * 1e-12);
+    if (ops > 0)
+        printf(", \"operations\": %.0f, \"device_tops_per_s\": %.6g", ops, ops / device[0] * 1e-12);
+    printf("}");
     fflush(stdout);
     rc = 0;
     goto done;

@@ -131,13 +131,60 @@ static int normalization_shapes(tool_tensors *t, const tkh_kernel_info *k, const
     return 0;
 }
 
+/* A matrix product's tensors: a and b (one --shape: both), numpy.matmul's output (the
+ * broadcast batch, m unless a is 1-D, n unless b is 1-D), each column [n] unless given a
+ * --shape of its own. The library checks the rest (that k agrees, that batches broadcast). */
+static int matmul_shapes(tool_tensors *t, const tkh_kernel_info *k, const char *const *shapes,
+    unsigned shape_count, const int *ndim, const char *axes)
+{
+    const unsigned out = k->arity;
+    if (axes != NULL) {
+        fprintf(stderr, "tokitai-hip: --axes '%s': %s_%s is a matrix product, which takes no axes\n", axes, k->op,
+            k->type);
+        return 2;
+    }
+    if (ndim[0] == 0 || ndim[1] == 0) {
+        fprintf(stderr, "tokitai-hip: --shape '%s': the operands of %s_%s have at least one dimension\n",
+            shapes[ndim[0] == 0 ? 0 : shape_count == 1 ? 0 : 1], k->op, k->type);
+        return 2;
+    }
+    const int64_t *a = t->shape[0], *b = t->shape[1];
+    const int batch_a = ndim[0] - 2 > 0 ? ndim[0] - 2 : 0, batch_b = ndim[1] - 2 > 0 ? ndim[1] - 2 : 0;
+    const int batch = batch_a > batch_b ? batch_a : batch_b;
+    int out_ndim = 0;
+    for (int d = 0; d < batch; ++d) {
+        const int da = d - (batch - batch_a), db = d - (batch - batch_b);
+        const int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
+        t->shape[out][out_ndim++] = sa == 1 ? sb : sa;
+    }
+    const int64_t n = ndim[1] == 1 ? (k->b_nk ? b[0] : 1) : b[ndim[1] - (k->b_nk ? 2 : 1)];
+    if (ndim[0] > 1)
+        t->shape[out][out_ndim++] = a[ndim[0] - 2];
+    if (ndim[1] > 1)
+        t->shape[out][out_ndim++] = n;
+    t->arrays = k->arity + 1;
+    for (unsigned x = 0; x < t->arrays; ++x) {
+        int d = x == out ? out_ndim : ndim[x];
+        if (x >= 2 && x < out && shape_count < k->arity) { /* a column along n */
+            t->shape[x][0] = n;
+            d = 1;
+        }
+        const int rc = lay_out(t, k, x, d, x < out && ((t->transposed >> x) & 1),
+            x < out ? shapes[shape_count <= x ? 0 : x] : NULL);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *const *shapes,
     unsigned shape_count, unsigned transposed, const char *axes, int keepdims)
 {
     memset(t, 0, sizeof *t);
     t->transposed = transposed;
     t->keepdims = keepdims;
-    if (shape_count != 1 && shape_count != k->arity) {
+    const int product = k->check_product != NULL;
+    if (shape_count != 1 && shape_count != k->arity && !(product && shape_count == 2)) {
         fprintf(stderr, "tokitai-hip: %s_%s takes %u inputs: give one --shape for all, or one each (got %u)\n",
             k->op, k->type, k->arity, shape_count);
         return 2;
@@ -152,7 +199,9 @@ int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *co
     int64_t out_shape[TKH_MAX_DIMS];
     char s[400];
     for (unsigned i = 0; i < k->arity; ++i) {
-        const char *text = shapes[shape_count == 1 ? 0 : i];
+        const char *text = shapes[shape_count <= i ? 0 : i];
+        if (product && i >= shape_count) /* a column, laid out by matmul_shapes */
+            continue;
         if ((ndim[i] = parse_dims(text, t->shape[i], TKH_MAX_DIMS, 0)) < 0) {
             fprintf(stderr, "tokitai-hip: --shape '%s' is not a list of sizes like 4096,4096 (at most %d)\n",
                 text, TKH_MAX_DIMS);
@@ -160,6 +209,8 @@ int tool_tensors_shape(tool_tensors *t, const tkh_kernel_info *k, const char *co
         }
         out_ndim = ndim[i] > out_ndim ? ndim[i] : out_ndim;
     }
+    if (product)
+        return matmul_shapes(t, k, shapes, shape_count, ndim, axes);
     if (k->shape_kind == TKH_SHAPE_NORMALIZATION)
         return normalization_shapes(t, k, shapes, shape_count, ndim, axes, keepdims);
     /* NumPy's broadcast for elementwise outputs, checked here as the library checks it so
@@ -217,6 +268,13 @@ int tool_tensors_make(tool_tensors *t, const tkh_kernel_info *k, const char *con
         }
         if (a >= k->arity)
             continue; /* outputs: written by the kernel */
+        const tkh_scalar_type *st = tkh_scalar_type_find(k->inputs[a].type);
+        if (k->check_product != NULL && st != NULL && st->from_double != NULL) {
+            /* a product's float operands in [-1, 1): random bits would make most sums inf or NaN */
+            for (size_t i = 0; i < bytes / k->inputs[a].size; ++i)
+                st->from_double((double)(tkh_tool_random(state) >> 11) * 0x1p-52 - 1.0, data + i * k->inputs[a].size);
+            continue;
+        }
         for (size_t i = 0; i < bytes; i += 8) {
             const uint64_t r = tkh_tool_random(state);
             memcpy(data + i, &r, bytes - i < 8 ? bytes - i : 8);

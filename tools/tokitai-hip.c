@@ -517,6 +517,9 @@ static int bench_type(const char *item, void *arg)
         b->first = 0;
         return rc;
     }
+    if (k->check_product != NULL)
+        return usage_error("bench %s: a matrix product is benchmarked over tensors: give --shape M,K --shape K,N "
+            "(or N,K for a weight)", b->op);
     return each_item(b->o->sizes ? b->o->sizes : "1024,1048576,16777216,268435456", bench_size, b);
 }
 

@@ -42,7 +42,18 @@ function M.obligations(k)
     end
   end
   local first
-  if k.op.shape == "normalization" then
+  if k.op.shape == "matmul" then
+    local x, w, o = k.inputs[1].param, k.inputs[2].param, k.outputs[1].param
+    local out = {
+      string.format("flat: %s is m x k, %s is %s, %s is m x n, row-major and dense%s", x, w,
+        k.b_layout == "nk" and "n x k" or "k x n", o, #k.columns > 0 and "; each column given is n elements (NULL: its default)" or ""),
+      string.format("each element of %s is the epilogue of the sum over k of the products along one row of %s and one %s of %s, accumulated in %s",
+        o, x, k.b_layout == "nk" and "row" or "column", w, k.acc.name),
+      "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too",
+      o .. " is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority",
+    }
+    return with_scalars(out, k, "output")
+  elseif k.op.shape == "normalization" then
     local out = {
       string.format("flat: %s %s a row of n elements%s; %s %s", k.inputs[1].param, "is", #k.columns > 0
         and " and each column given is n elements too (NULL: its default)" or "", k.outputs[1].param,

@@ -181,10 +181,10 @@ end
 -- Calls with a bound rule (tokitai_hip/codegen/error_bound.h): how many arguments, and whether
 -- the device's library adds an error of its own (its bound in ulps, from 'ulps').
 M.CALLS = {
-  exp = 1, exp2 = 1, expm1 = 1, log = 1, log2 = 1, log1p = 1, tanh = 1, rsqrt = 1,
-  sqrt = 1, fabs = 1, fmax = 2, fmin = 2,
+  exp = 1, exp2 = 1, expm1 = 1, log = 1, log2 = 1, log1p = 1, tanh = 1, erf = 1, rsqrt = 1,
+  sqrt = 1, fabs = 1, fmax = 2, fmin = 2, tkh_relu = 1,
 }
-local EXACT = { fabs = true, fmax = true, fmin = true, sqrt = true }
+local EXACT = { fabs = true, fmax = true, fmin = true, sqrt = true, tkh_relu = true }
 
 -- The tree as C of the pair type tkh_eb (tokitai_hip/codegen/error_bound.h). 'env' gives
 -- name(n), the C of a name's pair; exact(n), whether a name is read, not computed (an

@@ -15,7 +15,7 @@ local M = {}
 -- in tkh/shapes and a line here.
 -- The order is the runtime's: it numbers tkh_shape_kind (templates/shape_kinds.h.tpl), and
 -- the runtime has one module per shape behind a table in that order (runtime/src/shapes).
-M.SHAPE_ORDER = { "elementwise", "reduction", "normalization" }
+M.SHAPE_ORDER = { "elementwise", "reduction", "normalization", "matmul" }
 local SHAPES = {}
 for _, name in ipairs(M.SHAPE_ORDER) do SHAPES[name] = require("tkh.shapes." .. name) end
 
@@ -30,6 +30,7 @@ end
 
 -- The comparison of one output, in words, for the registry, the manifest and reports.
 function M.describe(o, platform)
+  if o.comparison then return o.comparison end
   if o.compare ~= "ulp" then return M.COMPARISONS[o.compare] end
   return string.format("within %s ulps of %s: |device - reference| / ulp(reference), the "
     .. "%s evaluated in %s and not rounded; NaN, infinities, signed zeros and overflow "

@@ -124,7 +124,8 @@ end
 
 -- Parses "scalar T alpha, T x" into { { name, type, scalar }, ... } ('type' a type name
 -- or a placeholder). 'seen' collects names across the fields of one signature. Where
--- 'columns_allowed' (normalizations), "column T w = 1" declares a tensor along the axis,
+-- 'columns_allowed' (normalizations, matrix products), "column T w = 1" declares a 1-D tensor
+-- along the axis (a matrix product's: along n),
 -- optional when it has a default (a literal): { name, type, column = true, default }.
 function M.parse(text, field, scalars_allowed, seen, fail, columns_allowed)
   if type(text) ~= "string" or text:match("^%s*$") then
@@ -136,7 +137,7 @@ function M.parse(text, field, scalars_allowed, seen, fail, columns_allowed)
     for w in part:gmatch("%S+") do words[#words + 1] = w end
     local scalar, column, default = words[1] == "scalar", words[1] == "column", nil
     if scalar or column then table.remove(words, 1) end
-    if column and not columns_allowed then fail("%s: only a normalization's inputs may be columns ('%s')", field, part) end
+    if column and not columns_allowed then fail("%s: only a normalization's or a matrix product's inputs may be columns ('%s')", field, part) end
     if column and words[3] == "=" then
       default = words[4]
       if #words ~= 4 or not default:match("^[-+]?%d[%w.+-]*$") then

@@ -1,4 +1,4 @@
--- A small catalog whose generated files are kept as reviewed goldens: the three kernel
+-- A small catalog whose generated files are kept as reviewed goldens: the four kernel
 -- shapes, integer and float types, a unary and a binary op, both comparison rules, and a
 -- signature with a bool array, a scalar and two outputs.
 elementwise {
@@ -70,4 +70,21 @@ normalization {
     { "r", identity = "(ACC)0", map = "exp(x - m)", combine = "a + b", post = "(ACC)1 / a" },
   },
   map = "exp(x - m) * r",
+}
+
+-- Matrix products: a linear layer with a column (bias), an epilogue and b given as [n, k];
+-- an integer product accumulated in i32.
+matmul {
+  name = "linear_relu",
+  inputs = "T x, T weight, column T bias = 0",
+  types = { "bf16" },
+  b_layout = "nk",
+  epilogue = "tkh_relu(acc + bias)",
+  semantics = "relu(x @ weight^T + bias)",
+}
+
+matmul {
+  name = "matmul",
+  types = { "i8" },
+  semantics = "a @ b, i32 modulo 2^32",
 }

@@ -228,6 +228,8 @@ static void every_kernel_over_tensors(void **state)
             runs += normalization_cases(k, &s);
             continue;
         }
+        if (strcmp(k->shape, "matmul") == 0)
+            continue; /* tests/gpu/test_gpu_matmul.c */
         const int64_t one = 1, zero = 0, both[2] = { 0, 1 }, kept0[1] = { 37 }, k1[2] = { 1, 129 },
             k11[2] = { 1, 1 }, r160[2] = { 37, 160 }, c160[1] = { 160 }, c3[3] = { 5, 7, 33 }, ends[2] = { 0, -1 }, mid[1] = { 7 },
             tall[2] = { 20000, 3 }, three[1] = { 3 }, wide[2] = { 3, 70000 }, r64[2] = { 4096, 64 }, c64[1] = { 64 };
@@ -368,6 +370,8 @@ static void edges_torch_users_meet(void **state)
         const DLDevice where = on_device ? device() : (DLDevice){ kDLCPU, 0 };
         for (size_t i = 0; i < reg->count; ++i) {
             const tkh_kernel_info *k = reg->kernels[i];
+            if (strcmp(k->shape, "matmul") == 0)
+                continue; /* tests/gpu/test_gpu_matmul.c: empty operands there */
             unsigned char scalar_values[TKH_MAX_SCALARS][8], host_out[TKH_MAX_OUTPUTS][3 * 8];
             const void *scalars[TKH_MAX_SCALARS];
             for (unsigned j = 0; j < k->scalar_count; ++j) {

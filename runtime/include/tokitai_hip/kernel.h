@@ -87,6 +87,16 @@ typedef int (*tkh_finish_fn)(const tkh_fold *state, const void *const *outputs, 
 typedef size_t (*tkh_row_check_fn)(const void *const *inputs, const void *output,
     const void *const *scalars, size_t n, int64_t depth, tkh_check_note *note);
 
+/* A matrix product's check of 'count' outputs along one row of the product (docs/matmul.md):
+ * output j lies at out[j * out_n] and is compared with the epilogue of the sum over i < k
+ * of a[i * a_k] * b[i * b_k + j * b_n], with column c's element at columns[c][j *
+ * column_n[c]] (columns[c] NULL: its default), under the oracle's bound on the device's
+ * accumulation of k products. Returns the first output outside the bound (what differed in
+ * note->detail) or count; note->worst rises to the largest share of the bound used. */
+typedef size_t (*tkh_product_check_fn)(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
+    const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
+    const void *const *scalars, size_t k, size_t count, tkh_check_note *note);
+
 /* One operand of a kernel's signature. */
 typedef struct tkh_operand {
     const char *name;                 /* as declared: "x", "alpha" ("lhs", "rhs" in the short form) */
@@ -110,7 +120,7 @@ typedef struct tkh_kernel_info {
                                          '_': "i32"; "f16_f32" for cast f16 to f32 */
     const char *signature;            /* "scalar f32 alpha, f32 x -> f32 out" */
     const char *symbol;               /* device symbol, "tkhk_add_i32" */
-    const char *shape;                /* "elementwise", "reduction" or "normalization" */
+    const char *shape;                /* "elementwise", "reduction", "normalization" or "matmul" */
     tkh_shape_kind shape_kind;        /* the same as the runtime numbers it */
     unsigned arity;                   /* number of input arrays */
     const tkh_operand *inputs;        /* arity of them */
@@ -144,14 +154,18 @@ typedef struct tkh_kernel_info {
     const char *const *required_evidence;
     const char *const *degradations;
     const char *const *non_claims;
-    tkh_launch_fn launch;
-    tkh_check_fn check;
+    tkh_launch_fn launch;             /* flat kernels; NULL for matrix products */
+    tkh_check_fn check;               /* flat checks; NULL for matrix products */
     tkh_fold_fn fold;                 /* reductions: the check in parts; NULL otherwise */
     tkh_merge_fn merge;
     tkh_finish_fn finish;
     tkh_launch_plan_fn launch_plan;   /* tensors: the strided kernel (elementwise), the axis
                                          kernel (reductions and normalizations) */
     tkh_row_check_fn check_row;       /* normalizations: the check of one row; NULL otherwise */
+    tkh_product_check_fn check_product; /* matrix products: the check of outputs along a row;
+                                         NULL otherwise */
+    int b_nk;                         /* matrix products: 1 when b lies [..., n, k] (linear's
+                                         weight: out = a @ b^T), 0 for [..., k, n] */
 } tkh_kernel_info;
 
 typedef struct tkh_registry {
@@ -213,6 +227,22 @@ TKH_API tkh_status tkh_kernel_enqueue(tkh_context *ctx, const tkh_kernel_info *k
  * Fails as tkh_kernel_enqueue does; TKH_ERR_ARITY for a kernel of other outputs or scalars. */
 TKH_API tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
     const void *const *inputs, unsigned input_count, void *out, size_t n, tkh_stream stream);
+
+/* A matrix product's flat call (docs/matmul.md): a is m x k, b is k x n (n x k for a kernel
+ * whose b_nk, linear's weight), the output m x n, all dense and row-major on the host; each
+ * column input n elements, or NULL for its default. It runs as tkh_tensor_call runs these
+ * as 2-D tensors: the host path, checked under the context's policy. 'report' may be NULL.
+ * Fails as tkh_tensor_call does, and with TKH_ERR_INVALID_ARGUMENT for a kernel that is not
+ * a matrix product, TKH_ERR_SIZE_OVERFLOW for a size past INT64_MAX. A matrix product's
+ * kernel refuses tkh_kernel_call (TKH_ERR_INVALID_ARGUMENT, naming this function). */
+TKH_API tkh_status tkh_product_call(tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_args *args,
+    size_t m, size_t n, size_t k, tkh_report *report);
+
+/* tkh_product_call on device buffers: enqueued on 'stream', checked only under the
+ * context's device oracle policy (tkh_context_set_device_oracle), as tkh_tensor_call on
+ * device tensors. Fails as that does. */
+TKH_API tkh_status tkh_product_enqueue(tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_args *args,
+    size_t m, size_t n, size_t k, tkh_stream stream);
 
 /* What tkh_registry_selftest did. */
 typedef struct tkh_selftest_result {

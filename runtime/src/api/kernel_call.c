@@ -1,5 +1,6 @@
-/* The flat entry points: arrays of n elements, on the host (checked) or on the device
- * (enqueued); every generated entry point goes through one of them. */
+/* The flat entry points: arrays of n elements (a matrix product's: m x k and k x n), on the
+ * host (checked) or on the device (enqueued); every generated flat entry point goes
+ * through one of them. */
 #include "paths/paths.h"
 
 tkh_status tkh_kernel_call(tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_args *args,
@@ -39,4 +40,19 @@ tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *kernel,
     void *outputs[1] = { out };
     tkh_status st = tkhi_single_output("tkh_kernel_launch", kernel, inputs, input_count, outputs, &args);
     return st != TKH_OK ? st : tkhi_flat_call("tkh_kernel_launch", ctx, kernel, &args, n, 1, stream, NULL, 0);
+}
+
+tkh_status tkh_product_call(tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_args *args, size_t m,
+    size_t n, size_t k, tkh_report *report)
+{
+    const double start = tkhi_now_seconds();
+    tkhi_clear_error();
+    return tkhi_product_call("tkh_product_call", ctx, kernel, args, m, n, k, 0, NULL, report, start);
+}
+
+tkh_status tkh_product_enqueue(tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_args *args, size_t m,
+    size_t n, size_t k, tkh_stream stream)
+{
+    tkhi_clear_error();
+    return tkhi_product_call("tkh_product_enqueue", ctx, kernel, args, m, n, k, 1, stream, NULL, 0);
 }

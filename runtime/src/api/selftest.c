@@ -1,5 +1,6 @@
 /* tkh_registry_selftest: every kernel of a registry, oracle-checked on random inputs with
- * edge values, for release gates, the generated GPU tests and 'tokitai-hip selftest'. */
+ * edge values (a matrix product: finite operands, m x k by k x n for about n outputs), for
+ * release gates, the generated GPU tests and 'tokitai-hip selftest'. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,15 +76,30 @@ static void fill_inputs(const tkh_kernel_info *k, unsigned char **in, unsigned c
         }
 }
 
+/* A matrix product's sizes for a run of about n outputs: m rows (up to 37), n / m columns,
+ * and a depth k that varies with n, none of them a multiple of a tile. */
+static void product_sizes(size_t n, size_t *m, size_t *cols, size_t *depth)
+{
+    *m = n < 37 ? n : 37;
+    *cols = n / *m;
+    *depth = 1 + n % 97;
+}
+
 static tkh_status run_one(tkh_context *ctx, const tkh_kernel_info *k, size_t n, uint64_t seed,
     tkh_selftest_result *result)
 {
     unsigned char *in[TKH_MAX_INPUTS] = { NULL }, *out[TKH_MAX_OUTPUTS] = { NULL };
     unsigned char scalars[8 * TKH_MAX_SCALARS] = { 0 };
-    const size_t outputs = k->out_count ? k->out_count : n;
+    const int product = k->check_product != NULL;
+    size_t m = 0, cols = 0, depth = 0, count[TKH_MAX_INPUTS];
+    if (product)
+        product_sizes(n, &m, &cols, &depth);
+    const size_t outputs = product ? m * cols : k->out_count ? k->out_count : n;
     int ok = k->arity <= TKH_MAX_INPUTS && k->output_count <= TKH_MAX_OUTPUTS && k->scalar_count <= TKH_MAX_SCALARS;
-    for (unsigned a = 0; ok && a < k->arity; ++a)
-        ok = (in[a] = malloc(n * k->inputs[a].size)) != NULL;
+    for (unsigned a = 0; ok && a < k->arity; ++a) {
+        count[a] = !product ? n : a == 0 ? m * depth : a == 1 ? depth * cols : cols; /* a, b, then columns */
+        ok = (in[a] = malloc(count[a] * k->inputs[a].size)) != NULL;
+    }
     for (unsigned o = 0; ok && o < k->output_count; ++o)
         ok = (out[o] = malloc(outputs * k->outputs[o].size)) != NULL;
     tkh_status st;
@@ -92,7 +108,14 @@ static tkh_status run_one(tkh_context *ctx, const tkh_kernel_info *k, size_t n, 
             n, k->op, k->type);
     } else {
         uint64_t s = seed ^ (n * 0x100000001B3ull);
-        fill_inputs(k, in, scalars, n, &s);
+        if (product) /* finite operands: a sum's bound is meaningful over them (random bits for integers) */
+        {
+            for (unsigned a = 0; a < k->arity; ++a)
+                fill_moderate(&k->inputs[a], in[a], count[a], &s);
+            for (unsigned j = 0; j < k->scalar_count; ++j)
+                fill_moderate(&k->scalars[j], scalars + 8 * j, 1, &s);
+        } else
+            fill_inputs(k, in, scalars, n, &s);
         const void *inputs[TKH_MAX_INPUTS], *scalar_ptrs[TKH_MAX_SCALARS];
         void *outs[TKH_MAX_OUTPUTS];
         for (unsigned a = 0; a < k->arity; ++a)
@@ -104,7 +127,8 @@ static tkh_status run_one(tkh_context *ctx, const tkh_kernel_info *k, size_t n, 
         for (unsigned j = 0; j < k->scalar_count; ++j)
             scalar_ptrs[j] = scalars + 8 * j;
         const tkh_args args = { inputs, k->arity, outs, k->output_count, scalar_ptrs, k->scalar_count };
-        st = tkhi_flat_call("tkh_kernel_call", ctx, k, &args, n, 0, NULL, NULL, 0);
+        st = product ? tkhi_product_call("tkh_product_call", ctx, k, &args, m, cols, depth, 0, NULL, NULL, 0)
+                     : tkhi_flat_call("tkh_kernel_call", ctx, k, &args, n, 0, NULL, NULL, 0);
     }
     ++result->runs;
     if (st == TKH_OK)

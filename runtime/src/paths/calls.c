@@ -1,5 +1,6 @@
-/* Where the entry points come in: a flat call made the one-dimensional call it is, a
- * tensor call planned, each sent down the host or the device path. */
+/* Where the entry points come in: a flat call made the one-dimensional call it is (a
+ * matrix product's, the 2-D call it is), a tensor call planned, each sent down the host or
+ * the device path. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -44,13 +45,62 @@ static tkh_status one_row_call(const char *fn, tkh_context *ctx, const tkh_kerne
     return tkhi_tensor_run("tkh_tensor_call", ctx, k, &ta, report, start); /* its messages, as before */
 }
 
+tkh_status tkhi_product_call(const char *fn, tkh_context *ctx, const tkh_kernel_info *k, const tkh_args *args,
+    size_t m, size_t n, size_t kk, int on_device, tkh_stream stream, tkh_report *report, double start)
+{
+    tkh_status st = tkhi_check_call(fn, ctx, k, args);
+    if (st == TKH_OK && (unsigned)k->shape_kind < TKH_SHAPE_KINDS && tkhi_shape_of(k)->flat != TKHI_FLAT_PRODUCT)
+        st = tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: %s_%s is %s %s, not a matrix product: call tkh_kernel_call",
+            fn, k->op, k->type, k->shape[0] == 'e' ? "an" : "a", k->shape);
+    else if (st == TKH_OK && (args->input_count != k->arity || args->output_count != 1 || args->scalar_count != k->scalar_count))
+        st = tkhi_fail(TKH_ERR_ARITY, "%s: %s_%s (%s) takes %u inputs, 1 output and %u scalars, got %u, %u and %u",
+            fn, k->op, k->type, k->signature, k->arity, k->scalar_count, args->input_count, args->output_count,
+            args->scalar_count);
+    else if (st == TKH_OK && (args->inputs == NULL || args->outputs == NULL))
+        st = tkhi_fail(TKH_ERR_NULL_POINTER, "%s: %s is NULL", fn, args->inputs == NULL ? "inputs" : "outputs");
+    else if (st == TKH_OK && (m > (size_t)INT64_MAX || n > (size_t)INT64_MAX || kk > (size_t)INT64_MAX))
+        st = tkhi_fail(TKH_ERR_SIZE_OVERFLOW, "%s: m = %zu, n = %zu, k = %zu: each must fit a tensor's shape", fn, m,
+            n, kk);
+    if (st != TKH_OK) {
+        tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, k, m * n);
+        return tkhi_report_end(report, st, start);
+    }
+    /* a m x k, b k x n (n x k), out m x n, columns n: compact row-major tensors */
+    const int64_t a_shape[2] = { (int64_t)m, (int64_t)kk }, out_shape[2] = { (int64_t)m, (int64_t)n };
+    const int64_t b_shape[2] = { k->b_nk ? (int64_t)n : (int64_t)kk, k->b_nk ? (int64_t)kk : (int64_t)n };
+    const int64_t *shapes[3] = { a_shape, b_shape, out_shape };
+    const DLDevice dev = { on_device ? tkhi_device_type(ctx) : kDLCPU, on_device ? ctx->device.selected : 0 };
+    DLTensor t[TKH_MAX_ARRAYS];
+    const DLTensor *in[TKH_MAX_INPUTS], *out[1];
+    for (unsigned a = 0; a <= k->arity; ++a) {
+        const tkh_operand *o = a < k->arity ? &k->inputs[a] : &k->outputs[0];
+        void *data = a < k->arity ? (void *)args->inputs[a] : args->outputs[0];
+        const int column = a >= 2 && a < k->arity;
+        t[a] = (DLTensor){ data, dev, column ? 1 : 2, { 0, 0, 1 },
+            (int64_t *)(column ? &out_shape[1] : shapes[a < 2 ? a : 2]), NULL, 0 };
+        tkh_dlpack_dtype(o->type, &t[a].dtype);
+        if (a < k->arity)
+            in[a] = data == NULL && o->default_value != NULL ? NULL : &t[a]; /* not given: its default */
+        else
+            out[0] = &t[a];
+    }
+    const tkh_tensor_args ta = { in, k->arity, out, 1, args->scalars, args->scalar_count, NULL, 0, 0, stream };
+    return tkhi_tensor_run(fn, ctx, k, &ta, report, start);
+}
+
 tkh_status tkhi_flat_call(const char *fn, tkh_context *ctx, const tkh_kernel_info *kernel, const tkh_args *args,
     size_t n, int on_device, tkh_stream stream, tkh_report *report, double start)
 {
     const tkhi_shape *shape = kernel != NULL && (unsigned)kernel->shape_kind < TKH_SHAPE_KINDS
         ? tkhi_shape_of(kernel) : NULL;
-    if (shape != NULL && shape->flat_geometry == NULL)
+    if (shape != NULL && shape->flat == TKHI_FLAT_ROW)
         return one_row_call(fn, ctx, kernel, args, n, on_device, stream, report, start);
+    if (shape != NULL && shape->flat == TKHI_FLAT_PRODUCT) {
+        tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, kernel, n);
+        return tkhi_report_end(report, tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: %s_%s is a matrix product, whose "
+            "flat call has three sizes: call tkh_product_call (or %s_%s's own entry point) with m, n and k, or "
+            "tkh_tensor_call", fn, kernel->op, kernel->type, kernel->op, kernel->type), start);
+    }
     tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, kernel, n);
     tkhi_arrays arrays;
     tkhi_sizes bytes;

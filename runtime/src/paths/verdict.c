@@ -33,7 +33,7 @@ tkh_status tkhi_verdict(const tkhi_call *c, const tkhi_oracle *o, size_t n, tkh_
         snprintf(of, sizeof of, "%zu", outputs);
     } else {
         tkhi_format_index(c, (int64_t)(o->bad == SIZE_MAX ? o->note.worst_index : o->bad), at, sizeof at);
-        if (c->drops)
+        if (c->drops && k->check_product == NULL) /* a matrix product's shape is its output's */
             snprintf(of, sizeof of, "the reduction");
         else
             tkhi_format_dims(of, sizeof of, c->ndim, c->shape);

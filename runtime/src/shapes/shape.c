@@ -10,6 +10,7 @@ static const tkhi_shape *const shapes[] = {
     [TKH_SHAPE_ELEMENTWISE] = &tkhi_elementwise_shape,
     [TKH_SHAPE_REDUCTION] = &tkhi_reduction_shape,
     [TKH_SHAPE_NORMALIZATION] = &tkhi_normalization_shape,
+    [TKH_SHAPE_MATMUL] = &tkhi_matmul_shape,
 };
 _Static_assert(sizeof shapes / sizeof shapes[0] == TKH_SHAPE_KINDS, "a shape of tkh_shape_kind has no module");
 

@@ -1,4 +1,5 @@
-/* The shapes layer, its one door. Each op shape (elementwise, reduction, normalization)
+/* The shapes layer, its one door. Each op shape (elementwise, reduction, normalization,
+ * matmul)
  * is one module behind one table of hooks (shape.c), indexed by the kernel's generated
  * tkh_shape_kind: how a call of it is planned, launched, checked and described. The paths
  * above run any shape through these. */
@@ -10,7 +11,13 @@
 /* The grid's most blocks: x 256 threads stays below HIP's 2^32 work-items. */
 #define TKHI_MAX_GRID ((1u << 24) - 1)
 
+/* How a shape's flat call runs (tkh_kernel_call's n elements): its flat kernel over them,
+ * one row of a plan (normalizations), or none: a matrix product's flat call has three
+ * sizes (tkh_product_call). */
+enum { TKHI_FLAT_KERNEL, TKHI_FLAT_ROW, TKHI_FLAT_PRODUCT };
+
 typedef struct tkhi_shape {
+    int flat;
     /* Whether a call folds the plan's dimensions [0, reduced) into each output, and whether
      * kernel k's outputs then drop them (tkhi_call.folds, .drops). */
     int folds;
@@ -43,7 +50,8 @@ typedef struct tkhi_shape {
     const char *(*layout)(const tkhi_call *c);
 } tkhi_shape;
 
-TKH_HIDDEN extern const tkhi_shape tkhi_elementwise_shape, tkhi_reduction_shape, tkhi_normalization_shape;
+TKH_HIDDEN extern const tkhi_shape tkhi_elementwise_shape, tkhi_reduction_shape, tkhi_normalization_shape,
+    tkhi_matmul_shape;
 
 /* The hooks of kernel k's shape (k->shape_kind checked: tkhi_shape_known). */
 TKH_HIDDEN const tkhi_shape *tkhi_shape_of(const tkh_kernel_info *k);

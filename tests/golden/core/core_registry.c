@@ -473,6 +473,108 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softmax_f16 = {
     .check_row = tkhi_check_softmax_f16_row,
 };
 
+TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_linear_relu_bf16_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, size_t, tkh_check_note *);
+static const char *const linear_relu_bf16_obligations[] = { "flat: x is m x k, weight is n x k, out is m x n, row-major and dense; each column given is n elements (NULL: its default)", "each element of out is the epilogue of the sum over k of the products along one row of x and one row of weight, accumulated in f32", "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority", NULL };
+static const char *const linear_relu_bf16_degradations[] = { NULL };
+static const char *const linear_relu_bf16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand linear_relu_bf16_inputs[] = { { "x", "bf16", sizeof(uint16_t), NULL, 0, 0, NULL }, { "weight", "bf16", sizeof(uint16_t), NULL, 0, 0, NULL }, { "bias", "bf16", sizeof(uint16_t), NULL, 0, 0, "0" } };
+static const tkh_operand linear_relu_bf16_outputs[] = { { "out", "bf16", sizeof(uint16_t), "bound", 0, 0, NULL } };
+TKH_HIDDEN const tkh_kernel_info tkhi_kernel_linear_relu_bf16 = {
+    .catalog = "core",
+    .op = "linear_relu",
+    .type = "bf16",
+    .signature = "bf16 x, bf16 weight, bf16 bias -> bf16 out",
+    .symbol = "tkhk_linear_relu_bf16",
+    .shape = "matmul",
+    .shape_kind = TKH_SHAPE_MATMUL,
+    .arity = 3,
+    .inputs = linear_relu_bf16_inputs,
+    .output_count = 1,
+    .outputs = linear_relu_bf16_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
+    .out_count = 0,
+    .scratch_size = 0,
+    .block = 256,
+    .vector_width = 8,
+    .domain = "float",
+    .representation = "dense",
+    .semantics = "relu(x @ weight^T + bias)",
+    .compare_rule = "bound",
+    .ulp_bound = 0,
+    .abs_tolerance = 0,
+    .has_identity = 0,
+    .comparison = "within a bound on the device's sum of k products in f32 in any order: |device - exact| <= gamma(2k + 2) at twice f32's unit roundoff times the sum of |products|, plus underflow, carried through the epilogue (docs/matmul.md)",
+    .platform = "amd",
+    .targets = targets,
+    .source_fingerprint = "not computed",
+    .compiler = "HIP version: 5.2.21153-0",
+    .compiler_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000001",
+    .build_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000002",
+    .build_command = "hipcc -x hip -O3 --offload-arch=gfx90a:xnack- --offload-arch=gfx1030 -c <kernel>.hip",
+    .obligations = linear_relu_bf16_obligations,
+    .required_evidence = evidence,
+    .degradations = linear_relu_bf16_degradations,
+    .non_claims = linear_relu_bf16_non_claims,
+    .launch = NULL,
+    .check = NULL,
+    .launch_plan = tkhk_linear_relu_bf16_launch_plan,
+    .check_product = tkhi_check_linear_relu_bf16_product,
+    .b_nk = 1,
+};
+
+TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_matmul_i8_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, size_t, tkh_check_note *);
+static const char *const matmul_i8_obligations[] = { "flat: a is m x k, b is k x n, out is m x n, row-major and dense", "each element of out is the epilogue of the sum over k of the products along one row of a and one column of b, accumulated in i32", "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority", NULL };
+static const char *const matmul_i8_degradations[] = { NULL };
+static const char *const matmul_i8_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand matmul_i8_inputs[] = { { "a", "i8", sizeof(int8_t), NULL, 0, 0, NULL }, { "b", "i8", sizeof(int8_t), NULL, 0, 0, NULL } };
+static const tkh_operand matmul_i8_outputs[] = { { "out", "i32", sizeof(int32_t), "exact", 0, 0, NULL } };
+TKH_HIDDEN const tkh_kernel_info tkhi_kernel_matmul_i8 = {
+    .catalog = "core",
+    .op = "matmul",
+    .type = "i8",
+    .signature = "i8 a, i8 b -> i32 out",
+    .symbol = "tkhk_matmul_i8",
+    .shape = "matmul",
+    .shape_kind = TKH_SHAPE_MATMUL,
+    .arity = 2,
+    .inputs = matmul_i8_inputs,
+    .output_count = 1,
+    .outputs = matmul_i8_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
+    .out_count = 0,
+    .scratch_size = 0,
+    .block = 256,
+    .vector_width = 4,
+    .domain = "integer",
+    .representation = "dense",
+    .semantics = "a @ b, i32 modulo 2^32",
+    .compare_rule = "exact",
+    .ulp_bound = 0,
+    .abs_tolerance = 0,
+    .has_identity = 0,
+    .comparison = "exact: every element equal to the sum of the k products modulo 2^32, as the i32 accumulator wraps",
+    .platform = "amd",
+    .targets = targets,
+    .source_fingerprint = "not computed",
+    .compiler = "HIP version: 5.2.21153-0",
+    .compiler_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000001",
+    .build_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000002",
+    .build_command = "hipcc -x hip -O3 --offload-arch=gfx90a:xnack- --offload-arch=gfx1030 -c <kernel>.hip",
+    .obligations = matmul_i8_obligations,
+    .required_evidence = evidence,
+    .degradations = matmul_i8_degradations,
+    .non_claims = matmul_i8_non_claims,
+    .launch = NULL,
+    .check = NULL,
+    .launch_plan = tkhk_matmul_i8_launch_plan,
+    .check_product = tkhi_check_matmul_i8_product,
+    .b_nk = 0,
+};
+
 static const tkh_kernel_info *const kernels[] = {
     &tkhi_kernel_add_i32,
     &tkhi_kernel_add_f16,
@@ -483,6 +585,8 @@ static const tkh_kernel_info *const kernels[] = {
     &tkhi_kernel_scale_where_f16,
     &tkhi_kernel_rms_norm_f16,
     &tkhi_kernel_softmax_f16,
+    &tkhi_kernel_linear_relu_bf16,
+    &tkhi_kernel_matmul_i8,
 };
 
 static const tkh_registry registry = { "core", kernels, sizeof kernels / sizeof kernels[0] };

@@ -10,6 +10,8 @@ set(TKH_GENERATED_KERNELS
   scale_where_f16
   rms_norm_f16
   softmax_f16
+  linear_relu_bf16
+  matmul_i8
 )
 # Compile units (units/<unit>.hip), one per op, and the kernels each includes.
 set(TKH_GENERATED_UNITS
@@ -20,6 +22,8 @@ set(TKH_GENERATED_UNITS
   scale_where
   rms_norm
   softmax
+  linear_relu
+  matmul
 )
 set(TKH_GENERATED_UNIT_add add_i32 add_f16)
 set(TKH_GENERATED_UNIT_neg neg_i8)
@@ -28,6 +32,8 @@ set(TKH_GENERATED_UNIT_softsign softsign_bf16 softsign_f32)
 set(TKH_GENERATED_UNIT_scale_where scale_where_f16)
 set(TKH_GENERATED_UNIT_rms_norm rms_norm_f16)
 set(TKH_GENERATED_UNIT_softmax softmax_f16)
+set(TKH_GENERATED_UNIT_linear_relu linear_relu_bf16)
+set(TKH_GENERATED_UNIT_matmul matmul_i8)
 set(TKH_GENERATED_REGISTRY "core_registry.c")
 set(TKH_GENERATED_ORACLE_TESTS "tests/oracle_tests.c")
 set(TKH_GENERATED_GPU_TESTS "tests/selftest.c")

@@ -153,6 +153,23 @@ static inline tkh_eb tkh_eb_tanh(tkh_eb a, long double ulps, tkh_eb_type t)
     return tkh_eb_result(v, fminl(a.e, 2) + tkh_eb_library(ulps, peak, t) + 2 * TKH_EB_UW * fabsl(v), a.e == 0, t);
 }
 
+/* erf is Lipschitz with 2 / sqrt(pi) and never moves more than 2. */
+static inline tkh_eb tkh_eb_erf(tkh_eb a, long double ulps, tkh_eb_type t)
+{
+    const long double v = erfl(a.v);
+    const long double peak = fmaxl(fabsl(erfl(a.v - a.e)), fabsl(erfl(a.v + a.e)));
+    return tkh_eb_result(v, fminl(a.e * 1.1283791670955126L, 2) + tkh_eb_library(ulps, peak, t)
+        + 2 * TKH_EB_UW * fabsl(v), a.e == 0, t);
+}
+
+/* tkh_relu (tokitai_hip/codegen/op_math.h) rounds nothing and moves no operand further than
+ * its own bound (Lipschitz 1); NaN stays NaN. */
+static inline tkh_eb tkh_eb_tkh_relu(tkh_eb a)
+{
+    tkh_eb r = { a.v > 0 || isnan(a.v) ? a.v : 0, a.e };
+    return r;
+}
+
 /* rsqrt is steepest at the interval's low end, which must stay above 0. */
 static inline tkh_eb tkh_eb_rsqrt(tkh_eb a, long double ulps, tkh_eb_type t)
 {

@@ -8,6 +8,10 @@
 #ifndef TOKITAI_HIP_OP_MATH_H
 #define TOKITAI_HIP_OP_MATH_H
 
+/* max(x, 0) as torch.relu and numpy.maximum(x, 0) give it: NaN stays NaN (fmax would drop
+ * it), and -0 and the negatives give +0. The same on the device and the host. */
+#define tkh_relu(x) ((x) > 0 || (x) != (x) ? (x) : 0)
+
 #if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)
 __device__ static inline float tkh_rsqrt(float x) { return rsqrtf(x); }
 __device__ static inline double tkh_rsqrt(double x) { return rsqrt(x); }

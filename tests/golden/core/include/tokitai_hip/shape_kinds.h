@@ -9,8 +9,9 @@ typedef enum tkh_shape_kind {
     TKH_SHAPE_ELEMENTWISE = 0,
     TKH_SHAPE_REDUCTION = 1,
     TKH_SHAPE_NORMALIZATION = 2,
+    TKH_SHAPE_MATMUL = 3,
 } tkh_shape_kind;
 
-#define TKH_SHAPE_KINDS 3
+#define TKH_SHAPE_KINDS 4
 
 #endif

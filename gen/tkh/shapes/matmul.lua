@@ -1,0 +1,136 @@
+-- The matrix-product shape: out[..., m, n] = epilogue(sum over k of a[..., m, k] * b[..., k, n])
+-- with NumPy's matmul rules for batches and 1-D operands, one kernel per type
+-- (templates/matmul.*.tpl, docs/matmul.md).
+local types = require "tkh.types"
+local expr = require "tkh.expr"
+local signature = require "tkh.signature"
+local op_fields = require "tkh.op_fields"
+local check_expression, check_keys = op_fields.check_expression, op_fields.check_keys
+local lookup, per_type_list = op_fields.lookup, op_fields.per_type_list
+local expand_types, keep_kernel = op_fields.expand_types, op_fields.keep_kernel
+
+local M = {}
+
+M.fields = {
+  name = "required", types = "required", semantics = "required", inputs = "optional",
+  outputs = "optional", accumulator = "optional", output = "optional", b_layout = "optional",
+  epilogue = "optional", degradations = "optional", obligations = "optional", non_claims = "optional",
+}
+
+-- How the second operand lies: [..., k, n] (matmul's) or [..., n, k] (a weight as
+-- torch.nn.functional.linear takes it: x @ w^T).
+M.B_LAYOUTS = { kn = true, nk = true }
+
+-- The accumulator where the op names none: f32 for the 16-bit floats, i32 for the 8- and
+-- 16-bit integers (what cuBLAS and torch._int_mm use), the type itself otherwise.
+local function default_accumulator(t)
+  if t.domain == "float" then return t.bits == 16 and "f32" or t.name end
+  if t.domain == "integer" and t.bits <= 16 then return t.family == "unsigned" and "u32" or "i32" end
+  return t.name
+end
+
+-- The kernels of one matrix-product declaration: two operands a and b (the first two
+-- inputs), optional columns (1-D along n, a bias; absent: their default), scalars, and an
+-- epilogue over the accumulator 'acc' and those, evaluated in the accumulator's type and
+-- stored in the output's.
+function M.kernels(def, op, fail, filter)
+  local seen = {}
+  local args = signature.parse(def.inputs or "T a, T b", "inputs", true, seen, fail, true)
+  local outputs = signature.parse(def.outputs or "OUT out", "outputs", false, seen, fail)
+  if #outputs ~= 1 then fail("outputs: a matrix product writes one output, got %d", #outputs) end
+  if #args < 2 or args[1].scalar or args[1].column or args[2].scalar or args[2].column then
+    fail("inputs: the first two inputs are the operands a and b (\"T a, T b\"); columns and scalars come after")
+  end
+  for i = 3, #args do
+    if not args[i].scalar and not args[i].column then
+      fail("inputs: '%s' must be a column (1-D along n, as a bias: \"column T bias = 0\") or a scalar", args[i].name)
+    end
+  end
+  if args[1].type ~= "T" or args[2].type ~= "T" then fail("inputs: the operands a and b are of type T") end
+  for _, a in ipairs(args) do
+    a.param = a.name
+    if a.name == "acc" or a.name:match("^tkh") or a.name:match("^p_") then
+      fail("inputs: the name '%s' is the kernel's own (acc, and names starting with tkh or p_)", a.name)
+    end
+  end
+  outputs[1].param = outputs[1].name
+  local layout = def.b_layout or "kn"
+  if not M.B_LAYOUTS[layout] then
+    fail("b_layout must be \"kn\" (b is [..., k, n]) or \"nk\" (b is [..., n, k], as linear's weight), got %s",
+      tostring(layout))
+  end
+  for _, field in ipairs { "accumulator", "output", "epilogue" } do
+    if type(def[field]) == "table" then check_keys(def[field], field, fail) end
+  end
+  op.arity = 2
+  for i = 3, #args do if args[i].column then op.arity = op.arity + 1 end end
+  local kernels = {}
+  for _, tname in ipairs(expand_types(def.types, fail)) do
+    local t = types.by_name[tname]
+    if t.domain ~= "float" and t.domain ~= "integer" then fail("matrix products are for numbers, not %s", tname) end
+    local function type_field(field, default)
+      local v = def[field]
+      local name = type(v) == "table" and lookup(v, tname) or type(v) == "string" and v or default
+      if name == "T" then name = tname end
+      local x = types.by_name[name]
+      if not x then fail("%s for %s: unknown type '%s'", field, tname, tostring(name)) end
+      return x
+    end
+    local acc = type_field("accumulator", default_accumulator(t))
+    local out_type = type_field("output", t.domain == "integer" and acc.name or tname)
+    if acc.domain ~= t.domain or acc.bits < t.bits then
+      fail("accumulator for %s: %s holds neither its products nor its domain", tname, acc.name)
+    end
+    local function typed(o)
+      local x = types.by_name[o.type == "T" and tname or o.type == "ACC" and acc.name or o.type == "OUT"
+        and out_type.name or o.type]
+      if not x then fail("inputs: unknown type '%s' for '%s' (T, ACC, OUT or a type name)", o.type, o.name) end
+      return { name = o.name, type = x, scalar = o.scalar, column = o.column, default = o.default, param = o.param }
+    end
+    local k = { op = op, type = t, label = tname, binding = { T = tname }, acc = acc, out_type = out_type,
+                args = {}, inputs = {}, columns = {}, scalars = {}, b_layout = layout,
+                degradations = per_type_list(def.degradations, "degradations", tname, fail) }
+    for _, a in ipairs(args) do
+      local x = typed(a)
+      k.args[#k.args + 1] = x
+      if x.scalar then k.scalars[#k.scalars + 1] = x else k.inputs[#k.inputs + 1] = x end
+      if x.column then k.columns[#k.columns + 1] = x end
+    end
+    k.outputs = { typed(outputs[1]) }
+    k.outputs[1].compare = t.domain == "float" and "bound" or "exact"
+    if t.domain == "float" then
+      k.outputs[1].comparison = string.format("within a bound on the device's sum of k products in %s in any "
+        .. "order: |device - exact| <= gamma(2k + 2) at twice %s's unit roundoff times the sum of |products|, "
+        .. "plus underflow, carried through the epilogue (docs/matmul.md)", acc.name, acc.name)
+    else
+      k.outputs[1].comparison = string.format("exact: every element equal to the sum of the k products modulo "
+        .. "2^%d, as the %s accumulator wraps", acc.bits, acc.name)
+    end
+    k.output_names = { outputs[1].name }
+    k.epilogue = type(def.epilogue) == "table" and lookup(def.epilogue, tname) or def.epilogue or "acc"
+    check_expression(k.epilogue, "epilogue", fail)
+    local scope = { T = "type", ACC = "type", OUT = "type", acc = "operand" }
+    for _, x in ipairs(k.args) do if x ~= k.inputs[1] and x ~= k.inputs[2] then scope[x.name] = "operand" end end
+    signature.check_names(k.epilogue, "epilogue", scope, fail)
+    if t.domain == "integer" then
+      -- Exact outputs: the sum is exact modulo 2^bits on both sides; an epilogue would need
+      -- a bound of its own.
+      if k.epilogue ~= "acc" or #k.columns > 0 or #k.scalars > 0 then
+        fail("integer matrix products take no epilogue, columns or scalars (compared exactly), for %s", tname)
+      end
+    else
+      local ok, err = pcall(function()
+        local tree = expr.parse(k.epilogue, function(w) return scope[w] == "type" or signature.is_c_type(w) end)
+        expr.bound_c(tree, k.epilogue, { name = function() return "v" end, literal = function() return "0" end,
+          ulps = function() return "0" end, exact = function(n) return n ~= "acc" end })
+        return tree
+      end)
+      if not ok then fail("epilogue for %s: %s", tname, err) end
+      k.epilogue_tree = err
+    end
+    keep_kernel(kernels, k, op, def, tname, filter)
+  end
+  return kernels
+end
+
+return M

@@ -1,0 +1,210 @@
+/* The matrix-product shape: out[..., m, n] = epilogue(sum over k of a[..., m, k] * b[..., k, n])
+ * (or b[..., n, k], linear's weight) under NumPy's matmul rules: batch dimensions
+ * broadcast, a 1-D a is a row and a 1-D b a column, each dropped from the result. Each
+ * output's sum is checked by the generated check along rows of the product
+ * (docs/matmul.md). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shapes.h"
+
+/* The plan's dimensions: k (reduced), n, m, then the batch, innermost first. */
+enum { K_DIM = 0, N_DIM = 1, M_DIM = 2, BATCH_DIM = 3 };
+
+/* One operand's matrix: its rows and columns, their strides, and how many batch
+ * dimensions lead it (a 1-D operand: the dimension it lacks has size 1, stride 0). */
+typedef struct operand_view {
+    int64_t rows, cols, row_stride, col_stride;
+    int batch;
+} operand_view;
+
+static operand_view view_of(const DLTensor *t, const int64_t *stride, int is_column)
+{
+    operand_view v = { 1, 1, 0, 0, 0 };
+    if (t->ndim == 1) {
+        *(is_column ? &v.rows : &v.cols) = t->shape[0];
+        *(is_column ? &v.row_stride : &v.col_stride) = stride[0];
+        return v;
+    }
+    v.batch = t->ndim - 2;
+    v.rows = t->shape[t->ndim - 2];
+    v.cols = t->shape[t->ndim - 1];
+    v.row_stride = stride[t->ndim - 2];
+    v.col_stride = stride[t->ndim - 1];
+    return v;
+}
+
+static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args, int64_t (*stride)[TKH_MAX_DIMS])
+{
+    const tkh_kernel_info *k = c->kernel;
+    const DLTensor *a = c->tensor[0], *b = c->tensor[1];
+    const unsigned out = k->arity;
+    char name[80], s1[200], s2[200];
+    if (args->axis_count != 0)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: %s_%s is a matrix product, which takes no axes: got "
+            "axis_count %u", fn, k->op, k->type, args->axis_count);
+    for (unsigned x = 0; x < 2; ++x)
+        if (c->tensor[x]->ndim == 0)
+            return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has no dimensions: a matrix product's operands "
+                "have at least one (numpy.matmul refuses scalars)", fn, k->inputs[x].name);
+    /* b [.., k, n] is a column when 1-D; b [.., n, k] (linear's weight) is a row of k then */
+    const operand_view va = view_of(a, stride[0], 0);
+    operand_view vb = view_of(b, stride[1], !k->b_nk);
+    if (k->b_nk) { /* its rows are the product's columns */
+        const operand_view t = vb;
+        vb.rows = t.cols, vb.cols = t.rows, vb.row_stride = t.col_stride, vb.col_stride = t.row_stride;
+    }
+    const int64_t m = va.rows, kk = va.cols, n = vb.cols;
+    if (vb.rows != kk)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensors %s %s and %s %s do not multiply: %s's k is %" PRId64
+            " and %s's %" PRId64 " (%s)", fn, k->inputs[0].name, tkhi_format_dims(s1, sizeof s1, a->ndim, a->shape),
+            k->inputs[1].name, tkhi_format_dims(s2, sizeof s2, b->ndim, b->shape), k->inputs[0].name, kk,
+            k->inputs[1].name, vb.rows, k->b_nk ? "its last dimension, as linear's weight [n, k]"
+            : "its second-to-last dimension, or its only one");
+    /* the batch: both operands' leading dimensions, broadcast from the right */
+    const int batch = va.batch > vb.batch ? va.batch : vb.batch;
+    if (batch + 3 > TKH_MAX_DIMS)
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: %d batch dimensions: expected at most %d", fn, batch,
+            TKH_MAX_DIMS - 3);
+    int64_t want[TKH_MAX_DIMS];
+    int want_ndim = 0;
+    for (int d = 0; d < batch; ++d) {
+        const int da = d - (batch - va.batch), db = d - (batch - vb.batch);
+        const int64_t sa = da >= 0 ? a->shape[da] : 1, sb = db >= 0 ? b->shape[db] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: the batch dimensions of %s %s and %s %s do not "
+                "broadcast: %" PRId64 " against %" PRId64, fn, k->inputs[0].name, tkhi_format_dims(s1, sizeof s1,
+                a->ndim, a->shape), k->inputs[1].name, tkhi_format_dims(s2, sizeof s2, b->ndim, b->shape), sa, sb);
+        want[want_ndim++] = sa == 1 ? sb : sa;
+    }
+    if (a->ndim > 1)
+        want[want_ndim++] = m;
+    if (b->ndim > 1)
+        want[want_ndim++] = n;
+    const DLTensor *o = c->tensor[out];
+    int same = o->ndim == want_ndim;
+    for (int d = 0; d < want_ndim && same; ++d)
+        same = o->shape[d] == want[d];
+    if (!same) {
+        tkhi_operand_of(c, out, name, sizeof name);
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected %s (numpy.matmul's: the "
+            "broadcast batch, then m unless %s is 1-D, then n unless %s is 1-D)", fn, name,
+            tkhi_format_dims(s1, sizeof s1, o->ndim, o->shape), tkhi_format_dims(s2, sizeof s2, want_ndim, want),
+            k->inputs[0].name, k->inputs[1].name);
+    }
+    for (unsigned x = 2; x < k->arity; ++x) {
+        const DLTensor *t = c->tensor[x];
+        if (c->absent[x] || (t->ndim == 1 && t->shape[0] == n))
+            continue;
+        tkhi_operand_of(c, x, name, sizeof name);
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected [%" PRId64 "], a column "
+            "along n", fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim, t->shape), n);
+    }
+    c->ndim = want_ndim;
+    memcpy(c->shape, want, sizeof(int64_t) * (size_t)want_ndim);
+    tkh_plan *p = &c->plan;
+    p->size[K_DIM] = kk;
+    p->size[N_DIM] = n;
+    p->size[M_DIM] = m;
+    p->stride[0][K_DIM] = va.col_stride;
+    p->stride[0][M_DIM] = va.row_stride;
+    p->stride[1][K_DIM] = vb.row_stride;
+    p->stride[1][N_DIM] = vb.col_stride;
+    for (unsigned x = 2; x < k->arity; ++x)
+        p->stride[x][N_DIM] = c->absent[x] ? 0 : stride[x][0];
+    p->stride[out][N_DIM] = b->ndim > 1 ? stride[out][o->ndim - 1] : 0;
+    p->stride[out][M_DIM] = a->ndim > 1 ? stride[out][o->ndim - 1 - (b->ndim > 1)] : 0;
+    p->count = n * m;
+    for (int d = 0; d < batch; ++d) { /* innermost first */
+        const int from_end = batch - 1 - d, pd = BATCH_DIM + d;
+        const int da = va.batch - 1 - d, db = vb.batch - 1 - d;
+        p->size[pd] = want[from_end];
+        p->count *= want[from_end];
+        p->stride[0][pd] = da >= 0 && a->shape[da] != 1 ? stride[0][da] : 0;
+        p->stride[1][pd] = db >= 0 && b->shape[db] != 1 ? stride[1][db] : 0;
+        p->stride[out][pd] = stride[out][from_end];
+    }
+    p->reduce_count = kk;
+    p->reduced = 1;
+    p->ndim = tkhi_plan_merge(p, c->arrays, BATCH_DIM, BATCH_DIM + batch);
+    p->mode = TKH_PLAN_ROWS;
+    c->flat = 0;
+    return TKH_OK;
+}
+
+/* Tiles of 64 x 64 outputs, a block of 256 threads each, over the batch too. */
+static void geometry(const tkh_context *ctx, tkhi_call *c, tkh_plan *p, const void *input, unsigned *grid,
+    unsigned *block)
+{
+    (void)ctx;
+    (void)c;
+    (void)input;
+    const int64_t plane = p->size[N_DIM] * p->size[M_DIM];
+    const int64_t tiles = (p->size[N_DIM] + 63) / 64 * ((p->size[M_DIM] + 63) / 64) * (plane ? p->count / plane : 0);
+    *block = 256;
+    *grid = (unsigned)(tiles < 1 ? 1 : tiles > TKHI_MAX_GRID ? TKHI_MAX_GRID : tiles);
+}
+
+/* Outputs [first, first + count) (or the sampled ones), row-major in the output's index
+ * space: (batch, m, n), each run along one row of the product checked by the generated
+ * check of the kernel. */
+static tkh_status check(const tkhi_call *c, unsigned char *const *base, const int64_t (*stride)[TKH_MAX_DIMS],
+    const void *const *scalars, int64_t first, int64_t count, const int64_t *samples, tkhi_oracle_part *part)
+{
+    const tkh_kernel_info *k = c->kernel;
+    const tkh_plan *p = &c->plan;
+    const unsigned out = k->arity;
+    const int64_t n = p->size[N_DIM], m = p->size[M_DIM];
+    const void *columns[TKH_MAX_INPUTS] = { NULL };
+    int64_t column_n[TKH_MAX_INPUTS] = { 0 };
+    for (int64_t s = 0; s < count && part->bad == SIZE_MAX;) {
+        const int64_t at = samples ? samples[s] : first + s;
+        const int64_t j = at % n, row = at / n, i = row % m, batch = row / m;
+        const int64_t run = samples ? 1 : (count - s < n - j ? count - s : n - j);
+        int64_t off[TKH_MAX_ARRAYS];
+        for (unsigned x = 0; x < c->arrays; ++x)
+            off[x] = tkhi_offset_at(p, BATCH_DIM, p->ndim, stride[x], batch) + i * stride[x][M_DIM]
+                + j * stride[x][N_DIM];
+        for (unsigned x = 2; x < k->arity; ++x) {
+            columns[x - 2] = c->absent[x] ? NULL : base[x] + off[x] * (int64_t)c->size[x];
+            column_n[x - 2] = stride[x][N_DIM];
+        }
+        const size_t ok = k->check_product(base[0] + off[0] * (int64_t)c->size[0], stride[0][K_DIM],
+            base[1] + off[1] * (int64_t)c->size[1], stride[1][K_DIM], stride[1][N_DIM], columns, column_n,
+            base[out] + off[out] * (int64_t)c->size[out], stride[out][N_DIM], scalars, (size_t)p->reduce_count,
+            (size_t)run, &part->note);
+        if (ok < (size_t)run) {
+            part->compared += ok + 1;
+            part->bad = (size_t)(at + (int64_t)ok);
+        } else
+            part->compared += (size_t)run;
+        s += run;
+    }
+    return TKH_OK;
+}
+
+static void describe(const tkhi_call *c, tkh_report *report)
+{
+    const tkh_plan *p = &c->plan;
+    const int64_t plane = p->size[N_DIM] * p->size[M_DIM];
+    tkhi_evidence(report, "matrix product: %" PRId64 " product%s of [%" PRId64 ", %" PRId64 "] x [%" PRId64 ", %"
+        PRId64 "]%s, each output a sum of %" PRId64 " products", plane ? p->count / plane : 0,
+        plane && p->count / plane == 1 ? "" : "s", p->size[M_DIM], p->size[K_DIM], p->size[K_DIM], p->size[N_DIM],
+        c->kernel->b_nk ? " (b given as [n, k])" : "", p->size[K_DIM]);
+}
+
+static const char *layout(const tkhi_call *c)
+{
+    (void)c;
+    return ", tiles of 64 x 64 outputs a block";
+}
+
+static int drops(const tkh_kernel_info *k)
+{
+    (void)k;
+    return 1;
+}
+
+const tkhi_shape tkhi_matmul_shape = { TKHI_FLAT_PRODUCT, 1, drops, plan, geometry, NULL, check, describe, layout };

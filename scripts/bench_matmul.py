@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Matrix products side by side in one process run: `tokitai-hip bench` over device
+tensors (each case checked once by the device oracle first, when --oracle is given) and
+torch.matmul / torch.nn.functional.linear / torch._int_mm on the same shapes, medians of
+CUDA-event timings. f32 with TF32 off on both sides. Prints JSON, and a Markdown table
+on stderr. Usage:
+    python3 scripts/bench_matmul.py build/tools/tokitai-hip [--reps 20] [--sizes 4096,8192]
+        [--types f64,f32,bf16,f16,i8] [--oracle sampled:1000] > matmul.json
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+import torch
+
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
+          "f64": torch.float64, "i8": torch.int8}
+
+
+def torch_seconds(fn, reps):
+    """Median of 'reps' CUDA-event timings of fn() after 3 warm-ups."""
+    times = []
+    for r in range(-3, reps):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        if r >= 0:
+            times.append(start.elapsed_time(stop) * 1e-3)
+    return statistics.median(times)
+
+
+def torch_case(op, type_, m, n, k, reps):
+    dt = DTYPES[type_]
+    if dt == torch.int8:
+        a = torch.randint(-128, 128, (m, k), dtype=dt, device="cuda")
+        b = torch.randint(-128, 128, (k, n), dtype=dt, device="cuda")
+        return torch_seconds(lambda: torch._int_mm(a, b), reps), "torch._int_mm"
+    a = torch.rand(m, k, dtype=dt, device="cuda") * 2 - 1
+    if op == "matmul":
+        b = torch.rand(k, n, dtype=dt, device="cuda") * 2 - 1
+        return torch_seconds(lambda: torch.matmul(a, b), reps), "torch.matmul"
+    w = torch.rand(n, k, dtype=dt, device="cuda") * 2 - 1
+    bias = torch.rand(n, dtype=dt, device="cuda")
+    act = {"linear": lambda y: y, "linear_relu": torch.relu,
+           "linear_gelu": torch.nn.functional.gelu, "linear_silu": torch.nn.functional.silu}[op]
+    F = torch.nn.functional
+    return torch_seconds(lambda: act(F.linear(a, w, bias)), reps), "F.linear + activation"
+
+
+def ours(tool, op, type_, m, n, k, reps, oracle):
+    b_shape = f"{n},{k}" if op.startswith("linear") else f"{k},{n}"
+    cmd = [tool, "bench", op, type_, "--shape", f"{m},{k}", "--shape", b_shape, "--reps", str(reps)]
+    if oracle:
+        cmd += ["--oracle", oracle]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    results = json.loads(run.stdout)["results"] if run.returncode == 0 else []
+    return results[0] if results else {"error": (run.stderr + run.stdout).strip()}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("tool")
+    p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--sizes", default="4096,8192")
+    p.add_argument("--types", default="f64,f32,bf16,f16,i8")
+    p.add_argument("--ops", default="matmul")
+    p.add_argument("--oracle", default=None)
+    args = p.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    rows = []
+    for size in map(int, args.sizes.split(",")):
+        for op in args.ops.split(","):
+            for type_ in args.types.split(","):
+                if type_ == "i8" and op != "matmul":
+                    continue
+                mine = ours(args.tool, op, type_, size, size, size, args.reps, args.oracle)
+                theirs, what = torch_case(op, type_, size, size, size, args.reps)
+                flops = 2.0 * size ** 3
+                row = {"op": op, "type": type_, "m": size, "n": size, "k": size, "torch": what,
+                       "torch_seconds": theirs, "torch_tflops": flops / theirs * 1e-12, "ours": mine}
+                if "device_seconds" in mine:
+                    row["ours_tflops"] = flops / mine["device_seconds"]["median"] * 1e-12
+                    row["ratio"] = theirs / mine["device_seconds"]["median"]
+                rows.append(row)
+                torch.cuda.empty_cache()
+    json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "results": rows},
+              sys.stdout, indent=1)
+    print("| op | type | size | ours TFLOP/s | torch TFLOP/s | ours / torch |", file=sys.stderr)
+    print("| --- | --- | --- | --- | --- | --- |", file=sys.stderr)
+    for r in rows:
+        print(f"| {r['op']} | {r['type']} | {r['m']}^3 | {r.get('ours_tflops', float('nan')):.2f} | "
+              f"{r['torch_tflops']:.2f} | {r.get('ratio', float('nan')):.3f} |", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,290 @@
+/* Every matrix product of the core catalog on a real device: tiles cut at their edges,
+ * transposed views, batches broadcast, 1-D operands, k = 0, a long k, a bias given and left
+ * out, inputs in pieces, the device path, and a corrupted output caught. Each call is checked
+ * by the oracle (every output) and then, independently of it, against this file's own
+ * reference: the torch semantics of the op (x @ w^T + b, then relu, gelu or silu) in long
+ * double, within the sum's worst-case rounding; integers exactly, modulo 2^32. Random
+ * inputs from a fixed, printed seed (TKH_TEST_SEED replays another). Exits 77 (skipped)
+ * when there is no device. */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tokitai_hip/codegen/hip_platform.h"
+#include "tokitai_hip/tokitai_hip.h"
+#include "base/base.h" /* tkhi_splitmix64 */
+#include "../evidence.h"
+
+static uint64_t seed;
+static tkh_context *ctx;
+
+typedef struct tensor {
+    DLTensor t;
+    int64_t shape[4], strides[4];
+    unsigned char *buffer;
+    const tkh_scalar_type *type;
+} tensor;
+
+/* A host tensor of 'shape' over its own buffer: compact, or at 'strides'; floats in
+ * [-1, 1), integers random bits. */
+static const DLTensor *make(tensor *x, const tkh_operand *op, int ndim, const int64_t *shape, const int64_t *strides,
+    uint64_t *s)
+{
+    memset(x, 0, sizeof *x);
+    memcpy(x->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    x->type = tkh_scalar_type_find(op->type);
+    int64_t hi = 0, step = 1;
+    for (int d = ndim - 1; d >= 0; --d) {
+        x->strides[d] = strides ? strides[d] : step;
+        step *= shape[d];
+        hi += (shape[d] > 0 ? shape[d] - 1 : 0) * x->strides[d];
+    }
+    const size_t count = (size_t)hi + 1;
+    x->buffer = malloc(count * op->size);
+    assert_non_null(x->buffer);
+    for (size_t i = 0; i < count; ++i) {
+        const uint64_t r = tkhi_splitmix64(s);
+        if (x->type->from_double != NULL)
+            x->type->from_double((double)(r >> 11) * 0x1p-52 - 1.0, x->buffer + i * op->size);
+        else
+            memcpy(x->buffer + i * op->size, &r, op->size);
+    }
+    x->t = (DLTensor){ x->buffer, { kDLCPU, 0 }, ndim, { x->type->dlpack_code, x->type->bits, 1 }, x->shape,
+        x->strides, 0 };
+    return &x->t;
+}
+
+/* Element at offset 'off' (elements) as a long double: floats exactly, integers signed. */
+static long double value(const tensor *x, int64_t off)
+{
+    const unsigned char *p = x->buffer + off * (int64_t)x->type->size;
+    if (x->type->to_double != NULL)
+        return x->type->to_double(p);
+    if (x->type->bits == 8)
+        return *(const int8_t *)p;
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* What the op computes from the sum v (its bias added), as torch defines it. */
+static long double epilogue(const char *op, long double v)
+{
+    if (strcmp(op, "linear_relu") == 0)
+        return v > 0 ? v : 0;
+    if (strcmp(op, "linear_gelu") == 0)
+        return v * 0.5L * (1 + erfl(v / sqrtl(2.0L)));
+    if (strcmp(op, "linear_silu") == 0)
+        return v / (1 + expl(-v));
+    if (strcmp(op, "matmul") != 0 && strcmp(op, "linear") != 0)
+        fail_msg("%s: a matrix product this test has no reference for: add it here", op);
+    return v;
+}
+
+/* Offset of the matrix element (row, col) of operand x at batch index 'batch' (of the
+ * output's 'bn' batch dimensions), NumPy's rules: a 1-D x is a row (a) or a column (b). */
+static int64_t offset(const tensor *x, const int64_t *batch, int bn, int64_t row, int64_t col, int is_b)
+{
+    const DLTensor *t = &x->t;
+    if (t->ndim == 1)
+        return (is_b ? row : col) * t->strides[0];
+    int64_t off = row * t->strides[t->ndim - 2] + col * t->strides[t->ndim - 1];
+    for (int d = 0; d < t->ndim - 2; ++d)
+        off += (t->shape[d] == 1 ? 0 : batch[bn - (t->ndim - 2) + d]) * t->strides[d];
+    return off;
+}
+
+/* Every output against the reference: integers modulo 2^32; floats within the worst case
+ * of k additions in the accumulator (2k + 2 of its unit roundoffs of the sum of |products|,
+ * through an epilogue that amplifies an error at most 1.2 times), the epilogue's own few
+ * roundings and the output's rounding. */
+static void compare(const tkh_kernel_info *k, const char *what, tensor *t, int64_t m, int64_t n, int64_t depth,
+    int bn, const int64_t *bshape)
+{
+    tensor *a = &t[0], *b = &t[1], *bias = k->arity > 2 && t[2].buffer ? &t[2] : NULL, *o = &t[k->arity];
+    const int integer = o->type->to_double == NULL;
+    const long double u_acc = integer ? 0 : strcmp(k->type, "f64") == 0 ? 0x1p-53L : 0x1p-24L;
+    const long double u_out = integer ? 0 : ldexpl(1, -o->type->mantissa);
+    int64_t batch[4] = { 0 }, count = 0;
+    do {
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                long double sum = bias ? value(bias, j * bias->t.strides[0]) : 0, mag = fabsl(sum);
+                uint32_t wrapped = 0;
+                for (int64_t q = 0; q < depth; ++q) {
+                    const long double p = value(a, offset(a, batch, bn, i, q, 0))
+                        * value(b, k->b_nk ? offset(b, batch, bn, j, q, 0) : offset(b, batch, bn, q, j, 1));
+                    sum += p;
+                    mag += fabsl(p);
+                    wrapped += (uint32_t)(int64_t)p;
+                }
+                int64_t off = 0;
+                for (int d = 0; d < bn; ++d)
+                    off += batch[d] * o->t.strides[d];
+                if (a->t.ndim > 1)
+                    off += i * o->t.strides[bn];
+                if (b->t.ndim > 1)
+                    off += j * o->t.strides[o->t.ndim - 1];
+                const long double got = value(o, off), want = integer ? (int32_t)wrapped : epilogue(k->op, sum);
+                const long double tol = 1.2L * (2 * depth + 2) * 2 * u_acc * mag + 8 * u_acc * fabsl(want)
+                    + 2 * u_out * fabsl(want) + 0x1p-60L;
+                if (!(fabsl(got - want) <= tol))
+                    fail_msg("%s_%s, %s (seed %" PRIu64 "): output (%" PRId64 ", %" PRId64 ") of batch %" PRId64
+                        " is %.9Lg, the reference %.9Lg (tolerance %.3Lg)", k->op, k->type, what, seed, i, j, count,
+                        got, want, tol);
+            }
+        ++count;
+        int d = bn - 1;
+        for (; d >= 0 && ++batch[d] == bshape[d]; --d)
+            batch[d] = 0;
+        if (d < 0)
+            break;
+    } while (1);
+}
+
+/* One case: a of shape sa (strides ta, NULL: compact), b of sb (tb), the bias given or
+ * not, the output of numpy.matmul's shape; checked by the oracle, then compared. */
+static void product_case(const tkh_kernel_info *k, const char *what, int na, const int64_t *sa, const int64_t *ta,
+    int nb, const int64_t *sb, const int64_t *tb, int with_bias, uint64_t *s)
+{
+    tensor t[4];
+    memset(t, 0, sizeof t);
+    make(&t[0], &k->inputs[0], na, sa, ta, s);
+    make(&t[1], &k->inputs[1], nb, sb, tb, s);
+    const int64_t m = na > 1 ? sa[na - 2] : 1, depth = sa[na - 1];
+    const int64_t n = nb == 1 ? 1 : k->b_nk ? sb[nb - 2] : sb[nb - 1];
+    int64_t oshape[4], bshape[4];
+    const int ba = na > 2 ? na - 2 : 0, bb = nb > 2 ? nb - 2 : 0, bn = ba > bb ? ba : bb;
+    for (int d = 0; d < bn; ++d) {
+        const int64_t x = bn - d <= ba ? sa[ba - (bn - d)] : 1, y = bn - d <= bb ? sb[bb - (bn - d)] : 1;
+        bshape[d] = oshape[d] = x > y ? x : y;
+    }
+    int on = bn;
+    if (na > 1)
+        oshape[on++] = m;
+    if (nb > 1)
+        oshape[on++] = n;
+    const DLTensor *in[3] = { &t[0].t, &t[1].t, NULL }, *out[1];
+    if (k->arity > 2 && with_bias)
+        in[2] = make(&t[2], &k->inputs[2], 1, &n, NULL, s);
+    out[0] = make(&t[k->arity], &k->outputs[0], on, oshape, NULL, s);
+    const tkh_tensor_args args = { in, k->arity, out, 1, NULL, 0, NULL, 0, 0, NULL };
+    tkh_report r;
+    int64_t outputs = 1;
+    for (int d = 0; d < on; ++d)
+        outputs *= oshape[d];
+    if (tkh_tensor_call(ctx, k, &args, &r) != TKH_OK || !r.oracle_matches || r.oracle_compared != (size_t)outputs)
+        fail_msg("%s_%s, %s (seed %" PRIu64 "): %s", k->op, k->type, what, seed, r.message);
+    compare(k, what, t, m, n, depth, bn, bshape);
+    for (int x = 0; x < 4; ++x)
+        free(t[x].buffer);
+}
+
+/* b's shape for a product of k x n: [k, n], or [n, k] for a weight. */
+#define B(k_, n_) (kernel->b_nk ? (const int64_t[]){ n_, k_ } : (const int64_t[]){ k_, n_ })
+
+static void every_product_over_tensors(void **state)
+{
+    (void)state;
+    const tkh_registry *reg = tkh_registry_core();
+    uint64_t s = seed;
+    size_t runs = 0, kernels = 0;
+    for (size_t i = 0; i < reg->count; ++i) {
+        const tkh_kernel_info *kernel = reg->kernels[i];
+        if (strcmp(kernel->shape, "matmul") != 0)
+            continue;
+        ++kernels;
+        const int64_t a37[2] = { 37, 129 }, a_t[2] = { 1, 37 }, row[1] = { 129 };
+        const int64_t bt[2] = { 1, kernel->b_nk ? 53 : 129 }; /* b's transpose, stored so */
+        product_case(kernel, "[37, 129] @ [129, 53], a bias", 2, a37, NULL, 2, B(129, 53), NULL, 1, &s);
+        product_case(kernel, "transposed views of a and b, no bias", 2, a37, a_t, 2, B(129, 53), bt, 0, &s);
+        const int64_t a4[4] = { 3, 1, 37, 20 }, b3[3] = { 2, kernel->b_nk ? 45 : 20, kernel->b_nk ? 20 : 45 };
+        product_case(kernel, "[3, 1, 37, 20] @ [2, 20, 45]: batches broadcast", 4, a4, NULL, 3, b3, NULL, 1, &s);
+        product_case(kernel, "1-D a [129] @ [129, 53]", 1, row, NULL, 2, B(129, 53), NULL, 1, &s);
+        product_case(kernel, "[37, 129] @ 1-D b [129]", 2, a37, NULL, 1, row, NULL, 0, &s);
+        const int64_t a0[2] = { 5, 0 }, along[2] = { 8, 4099 }, tall[2] = { 4100, 1100 };
+        product_case(kernel, "k = 0: the empty sums, a bias", 2, a0, NULL, 2, B(0, 7), NULL, 1, &s);
+        product_case(kernel, "[8, 4099] @ [4099, 9]: a long k", 2, along, NULL, 2, B(4099, 9), NULL, 1, &s);
+        product_case(kernel, "[4100, 1100] @ [1100, 64]: a in pieces", 2, tall, NULL, 2, B(1100, 64), NULL, 1, &s);
+        runs += 8;
+    }
+    printf("%zu tensor calls of %zu matrix products passed\n", runs, kernels);
+}
+
+/* A flipped exponent bit of one output is caught and named; the device path under the
+ * device oracle. */
+static void corruption_and_device_path(void **state)
+{
+    (void)state;
+    const tkh_kernel_info *k = tkh_registry_find(tkh_registry_core(), "matmul", "f32");
+    if (k == NULL)
+        skip();
+    uint64_t s = seed;
+    tensor t[3];
+    const int64_t sa[2] = { 37, 129 }, sb[2] = { 129, 53 }, so[2] = { 37, 53 };
+    const DLTensor *in[2] = { make(&t[0], &k->inputs[0], 2, sa, NULL, &s), make(&t[1], &k->inputs[1], 2, sb, NULL, &s) },
+        *out[1] = { make(&t[2], &k->outputs[0], 2, so, NULL, &s) };
+    const tkh_tensor_args args = { in, 2, out, 1, NULL, 0, NULL, 0, 0, NULL };
+    tkh_report r;
+    assert_int_equal(tkh_context_corrupt_next_output(ctx, 100, 30), TKH_OK);
+    if (tkh_tensor_call(ctx, k, &args, &r) != TKH_ERR_ORACLE_MISMATCH
+        || strstr(r.message, "element [1, 47] of [37, 53] differs from the CPU oracle") == NULL)
+        fail_msg("a corrupted output of matmul_f32 (seed %" PRIu64 "): %s", seed, r.message);
+    /* the device path: the flat device entry point, checked under the device oracle */
+    float *d[3];
+    const size_t bytes[3] = { 37 * 129 * 4, 129 * 53 * 4, 37 * 53 * 4 };
+    for (int x = 0; x < 3; ++x) {
+        assert_int_equal(hipMalloc((void **)&d[x], bytes[x]), hipSuccess);
+        if (x < 2)
+            assert_int_equal(hipMemcpy(d[x], t[x].buffer, bytes[x], hipMemcpyHostToDevice), hipSuccess);
+    }
+    const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 }, off = { TKH_ORACLE_OFF, 0, 0 };
+    assert_int_equal(tkh_context_set_device_oracle(ctx, &full), TKH_OK);
+    const void *ins[2] = { d[0], d[1] };
+    void *outs[1] = { d[2] };
+    const tkh_args flat = { ins, 2, outs, 1, NULL, 0 };
+    if (tkh_product_enqueue(ctx, k, &flat, 37, 53, 129, NULL) != TKH_OK)
+        fail_msg("matmul_f32 on the device path: %s", tkh_last_error());
+    assert_int_equal(hipMemcpy(t[2].buffer, d[2], bytes[2], hipMemcpyDeviceToHost), hipSuccess);
+    compare(k, "the device path", t, 37, 53, 129, 0, NULL);
+    assert_int_equal(tkh_context_set_device_oracle(ctx, &off), TKH_OK);
+    for (int x = 0; x < 3; ++x) {
+        hipFree(d[x]);
+        free(t[x].buffer);
+    }
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    tkh_device_report dev;
+    if (tkh_device_query(TKH_DEVICE_FROM_ENV, &dev) == TKH_ERR_NO_DEVICE) {
+        printf("SKIP: %s\n", dev.reason);
+        return 77;
+    }
+    const char *env = getenv("TKH_TEST_SEED");
+    seed = env ? strtoull(env, NULL, 0) : 20261204;
+    printf("device %d: %s (%s); seed %" PRIu64 " (replay with TKH_TEST_SEED=%" PRIu64 ")\n", dev.selected,
+        dev.name, dev.arch, seed, seed);
+    if (tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV) != TKH_OK) {
+        printf("FAIL: %s\n", tkh_last_error());
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_product_over_tensors),
+        cmocka_unit_test(corruption_and_device_path),
+    };
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    tkh_context_destroy(ctx);
+    return failed;
+}

@@ -1,0 +1,460 @@
+/* Matrix products without a GPU: the runtime's own sources on the fake HIP runtime
+ * (tests/fake), with i32 kernels on the host walking the plan the way the tiled kernel
+ * does. NumPy's matmul rules (1-D operands, batches broadcast), strides (transposed views,
+ * gaps, stride 0), b given as [n, k], a bias column, the flat entry point, pieces, every
+ * bad input with its message, the oracle naming an output's multi-index, all against a
+ * plain triple loop over the tensors, on random cases from a printed seed (TKH_TEST_SEED
+ * replays one). */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fake_hip.h"
+#include "platform/platform.h" /* tkhi_splitmix64, the context's chunk size */
+#include "tokitai_hip/context.h"
+#include "tokitai_hip/tensor.h"
+#include "../evidence.h"
+
+static const char *const targets[] = { "gfx90a", NULL };
+static const char *const none[] = { NULL };
+
+static int32_t mul_add(int32_t acc, int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)acc + (uint32_t)a * (uint32_t)b);
+}
+
+/* The kernel: every output of the plan (dimension 0 k, 1 n, 2 m, the rest the batch) the
+ * sum over k, wrapping, plus the bias (array 2, when the kernel has one and it is given). */
+static int product_plan(const void *const *in, void *const *out, const tkh_plan *p, int bias)
+{
+    const int32_t *a = in[0], *b = in[1], *c = bias ? in[2] : NULL;
+    const unsigned o = bias ? 3 : 2;
+    for (int64_t e = 0; e < p->count; ++e) {
+        int64_t off[4] = { 0, 0, 0, 0 }, rest = e / (p->size[1] * p->size[2]);
+        const int64_t j = e % p->size[1], i = e / p->size[1] % p->size[2];
+        for (int d = 3; d < p->ndim; ++d, rest /= p->size[d - 1])
+            for (unsigned x = 0; x <= o; ++x)
+                off[x] += rest % p->size[d] * p->stride[x][d];
+        for (unsigned x = 0; x <= o; ++x)
+            off[x] += i * p->stride[x][2] + j * p->stride[x][1];
+        int32_t s = c ? c[off[2]] : 0;
+        for (int64_t kk = 0; kk < p->size[0]; ++kk)
+            s = mul_add(s, a[off[0] + kk * p->stride[0][0]], b[off[1] + kk * p->stride[1][0]]);
+        ((int32_t *)out[0])[off[o]] = s;
+    }
+    return 0;
+}
+
+static int matmul_plan(const void *const *in, void *const *out, const void *const *scalars, const tkh_plan *p,
+    unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
+    return product_plan(in, out, p, 0);
+}
+
+static int linear_plan(const void *const *in, void *const *out, const void *const *scalars, const tkh_plan *p,
+    unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
+    return product_plan(in, out, p, 1);
+}
+
+/* The oracle's check, as templates/matmul.c.tpl's for integers: exact. */
+static size_t check_product(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
+    const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
+    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+{
+    (void)scalars;
+    for (size_t j = 0; j < count; ++j) {
+        int32_t s = columns[0] ? ((const int32_t *)columns[0])[(int64_t)j * column_n[0]] : 0;
+        for (size_t i = 0; i < k; ++i)
+            s = mul_add(s, ((const int32_t *)a)[(int64_t)i * a_k], ((const int32_t *)b)[(int64_t)i * b_k
+                + (int64_t)j * b_n]);
+        const int32_t got = ((const int32_t *)out)[(int64_t)j * out_n];
+        if (got != s) {
+            snprintf(note->detail, sizeof note->detail, "got %d, expected %d", (int)got, (int)s);
+            return j;
+        }
+    }
+    return count;
+}
+
+static const tkh_operand ab[] = { { "a", "i32", 4, NULL, 0, 0, NULL }, { "b", "i32", 4, NULL, 0, 0, NULL } };
+static const tkh_operand xwb[] = { { "x", "i32", 4, NULL, 0, 0, NULL }, { "weight", "i32", 4, NULL, 0, 0, NULL },
+    { "bias", "i32", 4, NULL, 0, 0, "0" } };
+static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0, 0, NULL } };
+
+#define PRODUCT(name, arity_, inputs_, plan_, nk)                                                  \
+    .catalog = "fake", .op = name, .type = "i32", .symbol = "fake_" name, .shape = "matmul",        \
+    .shape_kind = TKH_SHAPE_MATMUL, .signature = name, .arity = arity_, .inputs = inputs_,         \
+    .output_count = 1, .outputs = out_i32, .block = 256, .vector_width = 1, .domain = "integer",    \
+    .representation = "dense", .semantics = name, .compare_rule = "exact", .comparison = "exact",   \
+    .platform = "amd", .targets = targets, .source_fingerprint = "", .compiler = "",               \
+    .compiler_fingerprint = "", .build_fingerprint = "", .build_command = "", .obligations = none,  \
+    .required_evidence = none, .degradations = none, .non_claims = none, .launch_plan = plan_,     \
+    .check_product = check_product, .b_nk = nk
+
+static const tkh_kernel_info matmul = { PRODUCT("matmul", 2, ab, matmul_plan, 0) };
+/* linear: x @ weight^T + bias, weight [n, k], bias optional */
+static const tkh_kernel_info linear = { PRODUCT("linear", 3, xwb, linear_plan, 1) };
+
+static const DLDataType I32 = { kDLInt, 32, 1 };
+
+typedef struct tensor {
+    DLTensor t;
+    int64_t shape[TKH_MAX_DIMS + 1], strides[TKH_MAX_DIMS + 1];
+    int32_t *buffer; /* owned by the random cases */
+} tensor;
+
+static const DLTensor *make(tensor *x, void *data, int ndim, const int64_t *shape, const int64_t *strides)
+{
+    memset(x, 0, sizeof *x);
+    if (ndim > 0)
+        memcpy(x->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    if (strides)
+        memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    x->t = (DLTensor){ data, { kDLCPU, 0 }, ndim, I32, x->shape, strides ? x->strides : NULL, 0 };
+    return &x->t;
+}
+
+static tkh_context *context(void *const *state)
+{
+    tkh_context *c = NULL;
+    if (tkh_context_create(&c, 0) != TKH_OK)
+        fail_msg("%s", tkh_last_error());
+    if (state != NULL && *state != NULL)
+        c->chunk_bytes = *(const size_t *)*state;
+    return c;
+}
+
+static tkh_status call(tkh_context *ctx, const tkh_kernel_info *k, const DLTensor *a, const DLTensor *b,
+    const DLTensor *bias, const DLTensor *out, tkh_report *report)
+{
+    const DLTensor *in[3] = { a, b, bias }, *outs[1] = { out };
+    const tkh_tensor_args args = { in, k->arity, outs, 1, NULL, 0, NULL, 0, 0, NULL };
+    return tkh_tensor_call(ctx, k, &args, report);
+}
+
+static void ok(tkh_status got)
+{
+    if (got != TKH_OK)
+        fail_msg("got %s: %s", tkh_status_name(got), tkh_last_error());
+}
+
+static void expect(tkh_status got, tkh_status want, const char *text)
+{
+    if (got != want || strstr(tkh_last_error(), text) == NULL)
+        fail_msg("got %s (%s), expected %s with '%s'", tkh_status_name(got), tkh_last_error(),
+            tkh_status_name(want), text);
+}
+
+/* [[1, 2, 3], [4, 5, 6]] times [[1, 0], [0, 1], [1, 1]] and its kin, worked by hand. */
+static void test_products_by_hand(void **state)
+{
+    tkh_context *ctx = context(state);
+    tkh_report r;
+    int32_t a[6] = { 1, 2, 3, 4, 5, 6 }, b[6] = { 1, 0, 0, 1, 1, 1 }, out[8], bias[2] = { 100, 200 };
+    tensor ta, tb, tc, to;
+    const int64_t s23[2] = { 2, 3 }, s32[2] = { 3, 2 }, s22[2] = { 2, 2 }, s2[1] = { 2 }, s3[1] = { 3 };
+    ok(call(ctx, &matmul, make(&ta, a, 2, s23, NULL), make(&tb, b, 2, s32, NULL), NULL,
+        make(&to, out, 2, s22, NULL), &r));
+    const int32_t ab22[4] = { 4, 5, 10, 11 };
+    assert_memory_equal(out, ab22, sizeof ab22);
+    assert_true(r.oracle_matches);
+    assert_int_equal(r.oracle_compared, 4);
+    assert_true(has_evidence(&r, "matrix product: 1 product of [2, 3] x [3, 2], each output a sum of 3 products"));
+    assert_true(has_evidence(&r, "in 2 pieces of 1 rows") == (*state != NULL)); /* a row of m a piece */
+    /* a 1-D a is a row, a 1-D b a column, each dropped from the result */
+    ok(call(ctx, &matmul, make(&ta, a, 1, s3, NULL), make(&tb, b, 2, s32, NULL), NULL,
+        make(&to, out, 1, s2, NULL), &r));
+    assert_int_equal(out[0], 4);
+    assert_int_equal(out[1], 5);
+    ok(call(ctx, &matmul, make(&ta, a, 2, s23, NULL), make(&tb, a, 1, s3, NULL), NULL,
+        make(&to, out, 1, s2, NULL), &r));
+    assert_int_equal(out[0], 14);
+    assert_int_equal(out[1], 32);
+    const int64_t none_[1] = { 0 };
+    ok(call(ctx, &matmul, make(&ta, a, 1, s3, NULL), make(&tb, a, 1, s3, NULL), NULL,
+        make(&to, out, 0, none_, NULL), &r));
+    assert_int_equal(out[0], 14);
+    /* b as a transposed view: [[1, 4], [2, 5], [3, 6]] is a's memory at strides [1, 3] */
+    const int64_t t13[2] = { 1, 3 };
+    ok(call(ctx, &matmul, make(&ta, a, 2, s23, NULL), make(&tb, a, 2, s32, t13), NULL,
+        make(&to, out, 2, s22, NULL), &r));
+    const int32_t aat[4] = { 14, 32, 32, 77 };
+    assert_memory_equal(out, aat, sizeof aat);
+    /* batched: [2, 2, 3] @ [3, 2], b broadcast over the batch; the output transposed */
+    int32_t a2[12] = { 1, 2, 3, 4, 5, 6, 1, 1, 1, 0, 0, 0 };
+    const int64_t s223[3] = { 2, 2, 3 }, s222[3] = { 2, 2, 2 }, o_t[3] = { 4, 1, 2 };
+    ok(call(ctx, &matmul, make(&ta, a2, 3, s223, NULL), make(&tb, b, 2, s32, NULL), NULL,
+        make(&to, out, 3, s222, o_t), &r));
+    const int32_t batched[8] = { 4, 10, 5, 11, 2, 0, 2, 0 }; /* each product stored transposed */
+    assert_memory_equal(out, batched, sizeof batched);
+    assert_true(has_evidence(&r, "2 products of [2, 3] x [3, 2]"));
+    /* linear: x @ weight^T + bias, weight [n, k]; bias left out: 0 */
+    ok(call(ctx, &linear, make(&ta, a, 2, s23, NULL), make(&tb, a, 2, s23, NULL),
+        make(&tc, bias, 1, s2, NULL), make(&to, out, 2, s22, NULL), &r));
+    const int32_t lin[4] = { 114, 232, 132, 277 };
+    assert_memory_equal(out, lin, sizeof lin);
+    assert_true(has_evidence(&r, "(b given as [n, k])"));
+    ok(call(ctx, &linear, make(&ta, a, 2, s23, NULL), make(&tb, a, 2, s23, NULL), NULL,
+        make(&to, out, 2, s22, NULL), &r));
+    assert_memory_equal(out, aat, sizeof aat);
+    /* the flat entry point: m, n, k, dense row-major; a NULL column its default */
+    const void *ins[3] = { a, b, NULL };
+    void *outs[1] = { out };
+    const tkh_args flat = { ins, 2, outs, 1, NULL, 0 };
+    ok(tkh_product_call(ctx, &matmul, &flat, 2, 2, 3, &r));
+    assert_memory_equal(out, ab22, sizeof ab22);
+    const tkh_args flat_linear = { ins, 3, outs, 1, NULL, 0 };
+    ins[1] = a;
+    ok(tkh_product_call(ctx, &linear, &flat_linear, 2, 2, 3, &r));
+    assert_memory_equal(out, aat, sizeof aat);
+    ins[2] = bias;
+    ok(tkh_product_call(ctx, &linear, &flat_linear, 2, 2, 3, &r));
+    assert_memory_equal(out, lin, sizeof lin);
+    /* k = 0: every output is the empty sum (plus the bias) */
+    const int64_t s20[2] = { 2, 0 }, s02[2] = { 0, 2 };
+    ok(call(ctx, &matmul, make(&ta, a, 2, s20, NULL), make(&tb, b, 2, s02, NULL), NULL,
+        make(&to, out, 2, s22, NULL), &r));
+    const int32_t zeros[4] = { 0, 0, 0, 0 };
+    assert_memory_equal(out, zeros, sizeof zeros);
+    tkh_context_destroy(ctx);
+}
+
+/* Every refusal names the value and what was expected. */
+static void test_bad_products(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context(NULL);
+    int32_t a[12] = { 0 }, out[12];
+    tensor ta, tb, tc, to;
+    const int64_t s23[2] = { 2, 3 }, s22[2] = { 2, 2 }, s32[2] = { 3, 2 }, s2[1] = { 2 }, s3[1] = { 3 };
+    expect(call(ctx, &matmul, make(&ta, a, 2, s23, NULL), make(&tb, a, 2, s23, NULL), NULL,
+        make(&to, out, 2, s23, NULL), NULL), TKH_ERR_INVALID_ARGUMENT,
+        "tensors a [2, 3] and b [2, 3] do not multiply: a's k is 3 and b's 2");
+    expect(call(ctx, &linear, make(&ta, a, 2, s23, NULL), make(&tb, a, 2, s32, NULL), NULL,
+        make(&to, out, 2, s23, NULL), NULL), TKH_ERR_INVALID_ARGUMENT, "as linear's weight [n, k]");
+    expect(call(ctx, &matmul, make(&ta, a, 2, s23, NULL), make(&tb, a, 2, s32, NULL), NULL,
+        make(&to, out, 2, s23, NULL), NULL), TKH_ERR_INVALID_ARGUMENT,
+        "tensor out has shape [2, 3]: expected [2, 2] (numpy.matmul's");
+    const int64_t none_[1] = { 0 };
+    expect(call(ctx, &matmul, make(&ta, a, 0, none_, NULL), make(&tb, a, 2, s32, NULL), NULL,
+        make(&to, out, 1, s2, NULL), NULL), TKH_ERR_INVALID_ARGUMENT, "tensor a has no dimensions");
+    const int64_t s223[3] = { 2, 2, 3 }, s332[3] = { 3, 3, 2 }, s222[3] = { 2, 2, 2 };
+    expect(call(ctx, &matmul, make(&ta, a, 3, s223, NULL), make(&tb, a, 3, s332, NULL), NULL,
+        make(&to, out, 3, s222, NULL), NULL), TKH_ERR_INVALID_ARGUMENT,
+        "the batch dimensions of a [2, 2, 3] and b [3, 3, 2] do not broadcast: 2 against 3");
+    expect(call(ctx, &linear, make(&ta, a, 2, s23, NULL), make(&tb, a, 2, s23, NULL), make(&tc, a, 1, s3, NULL),
+        make(&to, out, 2, s22, NULL), NULL), TKH_ERR_INVALID_ARGUMENT, "has shape [3]: expected [2], a column along n");
+    /* the flat calls: tkh_kernel_call has one size; tkh_product_call needs a product */
+    const void *ins[2] = { a, a };
+    void *outs[1] = { out };
+    const tkh_args flat = { ins, 2, outs, 1, NULL, 0 };
+    expect(tkh_kernel_call(ctx, &matmul, &flat, 4, NULL), TKH_ERR_INVALID_ARGUMENT,
+        "matmul_i32 is a matrix product, whose flat call has three sizes: call tkh_product_call");
+    const tkh_args one = { ins, 1, outs, 1, NULL, 0 };
+    expect(tkh_product_call(ctx, &matmul, &one, 2, 2, 3, NULL), TKH_ERR_ARITY, "takes 2 inputs, 1 output and 0 scalars");
+    expect(tkh_product_call(ctx, &matmul, &flat, (size_t)INT64_MAX + 1, 2, 3, NULL), TKH_ERR_SIZE_OVERFLOW,
+        "each must fit a tensor's shape");
+    const int64_t axis = 0;
+    const DLTensor *in[2] = { make(&ta, a, 2, s23, NULL), make(&tb, a, 2, s32, NULL) }, *o[1] = {
+        make(&to, out, 2, s22, NULL) };
+    const tkh_tensor_args with_axis = { in, 2, o, 1, NULL, 0, &axis, 1, 0, NULL };
+    expect(tkh_tensor_call(ctx, &matmul, &with_axis, NULL), TKH_ERR_INVALID_ARGUMENT, "which takes no axes");
+    tkh_context_destroy(ctx);
+}
+
+/* A corrupted output is named by its multi-index in the output; the device path checks
+ * under its oracle policy. */
+static void test_mismatch_and_device(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context(NULL);
+    int32_t a[12] = { 1, 2, 3, 4, 5, 6, 1, 1, 1, 0, 0, 0 }, b[6] = { 1, 0, 0, 1, 1, 1 }, out[8];
+    tensor ta, tb, to;
+    const int64_t s223[3] = { 2, 2, 3 }, s32[2] = { 3, 2 }, s222[3] = { 2, 2, 2 };
+    tkh_report r;
+    ok(tkh_context_corrupt_next_output(ctx, 5, 1));
+    expect(call(ctx, &matmul, make(&ta, a, 3, s223, NULL), make(&tb, b, 2, s32, NULL), NULL,
+        make(&to, out, 3, s222, NULL), &r), TKH_ERR_ORACLE_MISMATCH,
+        "matmul_i32: element [1, 0, 1] of [2, 2, 2] differs from the CPU oracle: got 0, expected 2");
+    make(&ta, a, 3, s223, NULL);
+    make(&tb, b, 2, s32, NULL);
+    make(&to, out, 3, s222, NULL);
+    ta.t.device = tb.t.device = to.t.device = (DLDevice){ kDLROCM, 0 };
+    ok(call(ctx, &matmul, &ta.t, &tb.t, NULL, &to.t, &r));
+    assert_false(r.oracle_checked);
+    const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+    ok(tkh_context_set_device_oracle(ctx, &full));
+    ok(call(ctx, &matmul, &ta.t, &tb.t, NULL, &to.t, &r));
+    assert_true(r.oracle_matches);
+    assert_int_equal(r.oracle_compared, 8);
+    const void *ins[2] = { a, b };
+    void *outs[1] = { out };
+    const tkh_args flat = { ins, 2, outs, 1, NULL, 0 };
+    ok(tkh_product_enqueue(ctx, &matmul, &flat, 2, 2, 3, NULL));
+    assert_int_equal(out[3], 11);
+    tkh_context_destroy(ctx);
+}
+
+/* A random layout of 'shape' in a buffer of its own: dimensions in a random memory order,
+ * some with gaps, some reversed; inputs may also get stride 0 along a dimension. */
+static void random_layout(uint64_t *rng, tensor *x, int ndim, const int64_t *shape, int input)
+{
+    int order[TKH_MAX_DIMS];
+    for (int d = 0; d < ndim; ++d)
+        order[d] = d;
+    for (int d = ndim - 1; d > 0; --d) {
+        const int j = (int)(tkhi_splitmix64(rng) % (uint64_t)(d + 1)), t = order[d];
+        order[d] = order[j];
+        order[j] = t;
+    }
+    int64_t stride[TKH_MAX_DIMS], step = 1, lo = 0, hi = 0;
+    for (int q = ndim - 1; q >= 0; --q) {
+        const int d = order[q];
+        const uint64_t pick = tkhi_splitmix64(rng) % 8;
+        stride[d] = input && pick == 0 ? 0 : step * (pick == 1 ? 2 : 1) * (pick == 2 ? -1 : 1);
+        step *= (pick == 1 ? 2 : 1) * (shape[d] > 0 ? shape[d] : 1);
+        const int64_t reach = (shape[d] > 0 ? shape[d] - 1 : 0) * stride[d];
+        *(reach < 0 ? &lo : &hi) += reach;
+    }
+    const size_t count = (size_t)(hi - lo + 1);
+    int32_t *buffer = malloc(count * sizeof(int32_t));
+    assert_non_null(buffer);
+    for (size_t i = 0; i < count; ++i)
+        buffer[i] = (int32_t)(tkhi_splitmix64(rng) % 2001) - 1000;
+    make(x, buffer, ndim, shape, stride);
+    x->buffer = buffer;
+    x->t.byte_offset = (uint64_t)(-lo) * sizeof(int32_t);
+}
+
+/* Element 'index' (the leading 'batch' of it broadcast to x's own leading dimensions,
+ * then row and col for x's last two, or only col for a 1-D x). */
+static int32_t element(const tensor *x, const int64_t *batch, int batch_ndim, int64_t row, int64_t col)
+{
+    const DLTensor *t = &x->t;
+    int64_t off = 0;
+    if (t->ndim == 1)
+        off = col * t->strides[0];
+    else {
+        for (int d = 0; d < t->ndim - 2; ++d)
+            off += (t->shape[d] == 1 ? 0 : batch[batch_ndim - (t->ndim - 2) + d]) * t->strides[d];
+        off += row * t->strides[t->ndim - 2] + col * t->strides[t->ndim - 1];
+    }
+    return ((const int32_t *)((const unsigned char *)t->data + t->byte_offset))[off];
+}
+
+static void test_random_products(void **state)
+{
+    const char *env = getenv("TKH_TEST_SEED");
+    const uint64_t seed = env ? strtoull(env, NULL, 0) : 0x3a7a11ull;
+    printf("test_random_products: seed %#" PRIx64 " (TKH_TEST_SEED replays it)\n", seed);
+    tkh_context *ctx = context(state);
+    for (int c = 0; c < 300; ++c) {
+        uint64_t rng = seed + (uint64_t)c;
+        const tkh_kernel_info *k = tkhi_splitmix64(&rng) % 2 ? &linear : &matmul;
+        const int64_t m = 1 + (int64_t)(tkhi_splitmix64(&rng) % 5), n = 1 + (int64_t)(tkhi_splitmix64(&rng) % 5);
+        const int64_t kk = (int64_t)(tkhi_splitmix64(&rng) % 6); /* 0: empty sums */
+        const int batch = (int)(tkhi_splitmix64(&rng) % 4);
+        int64_t bshape[TKH_MAX_DIMS], sa[TKH_MAX_DIMS], sb[TKH_MAX_DIMS], so[TKH_MAX_DIMS];
+        for (int d = 0; d < batch; ++d)
+            bshape[d] = 1 + (int64_t)(tkhi_splitmix64(&rng) % 3);
+        /* each operand: a suffix of the batch, some of it 1; or 1-D (a row of a, a column of b) */
+        const int a1 = tkhi_splitmix64(&rng) % 6 == 0, b1 = tkhi_splitmix64(&rng) % 6 == 0;
+        const int ba = a1 ? 0 : batch - (int)(tkhi_splitmix64(&rng) % (uint64_t)(batch + 1));
+        const int bb = b1 ? 0 : batch - (int)(tkhi_splitmix64(&rng) % (uint64_t)(batch + 1));
+        for (int d = 0; d < ba; ++d)
+            sa[d] = tkhi_splitmix64(&rng) % 3 == 0 ? 1 : bshape[batch - ba + d];
+        for (int d = 0; d < bb; ++d)
+            sb[d] = tkhi_splitmix64(&rng) % 3 == 0 ? 1 : bshape[batch - bb + d];
+        const int ob = ba > bb ? ba : bb;
+        int on = 0;
+        for (int d = 0; d < ob; ++d) {
+            const int64_t x = ob - d <= ba ? sa[ba - (ob - d)] : 1, y = ob - d <= bb ? sb[bb - (ob - d)] : 1;
+            so[on++] = x > y ? x : y;
+        }
+        const int ma = a1 ? 1 : ba + 2, mb = b1 ? 1 : bb + 2;
+        if (a1)
+            sa[0] = kk;
+        else
+            sa[ba] = m, sa[ba + 1] = kk;
+        if (b1)
+            sb[0] = kk; /* a 1-D b (or weight) is k long: n is dropped */
+        else if (k->b_nk)
+            sb[bb] = n, sb[bb + 1] = kk;
+        else
+            sb[bb] = kk, sb[bb + 1] = n;
+        if (!a1)
+            so[on++] = m;
+        if (!b1)
+            so[on++] = n;
+        tensor ta, tb, tc, to;
+        random_layout(&rng, &ta, ma, sa, 1);
+        random_layout(&rng, &tb, mb, sb, 1);
+        const int64_t sn[1] = { b1 ? 1 : n }; /* a 1-D b: n is 1, then dropped */
+        const int with_bias = k == &linear && tkhi_splitmix64(&rng) % 2;
+        if (with_bias)
+            random_layout(&rng, &tc, 1, sn, 1);
+        random_layout(&rng, &to, on, so, 0);
+        tkh_report r;
+        if (call(ctx, k, &ta.t, &tb.t, with_bias ? &tc.t : NULL, &to.t, &r) != TKH_OK)
+            fail_msg("case %d (seed %#" PRIx64 "): %s", c, seed, tkh_last_error());
+        int64_t index[TKH_MAX_DIMS] = { 0 };
+        const int64_t rows = a1 ? 1 : m, cols = b1 ? 1 : n;
+        do {
+            for (int64_t i = 0; i < rows; ++i)
+                for (int64_t j = 0; j < cols; ++j) {
+                    int32_t want = with_bias ? element(&tc, index, ob, 0, j) : 0;
+                    for (int64_t q = 0; q < kk; ++q)
+                        want = mul_add(want, element(&ta, index, ob, i, q),
+                            b1 ? element(&tb, index, ob, 0, q) : k->b_nk ? element(&tb, index, ob, j, q)
+                            : element(&tb, index, ob, q, j));
+                    int64_t off = 0;
+                    for (int d = 0; d < ob; ++d)
+                        off += index[d] * to.t.strides[d];
+                    if (!a1)
+                        off += i * to.t.strides[ob];
+                    if (!b1)
+                        off += j * to.t.strides[on - 1];
+                    const int32_t got = ((const int32_t *)((const unsigned char *)to.t.data + to.t.byte_offset))[off];
+                    if (got != want)
+                        fail_msg("case %d (seed %#" PRIx64 "): output (%" PRId64 ", %" PRId64 ") is %d, expected %d",
+                            c, seed, i, j, (int)got, (int)want);
+                }
+            int d = ob - 1;
+            for (; d >= 0 && ++index[d] == so[d]; --d)
+                index[d] = 0;
+            if (d < 0)
+                break;
+        } while (1);
+        free(ta.buffer);
+        free(tb.buffer);
+        if (with_bias)
+            free(tc.buffer);
+        free(to.buffer);
+    }
+    tkh_context_destroy(ctx);
+}
+
+int main(void)
+{
+    static size_t small_pieces = 16; /* bytes: a row or so a piece, so that products are cut */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_products_by_hand),
+        cmocka_unit_test_prestate(test_products_by_hand, &small_pieces),
+        cmocka_unit_test(test_bad_products),
+        cmocka_unit_test(test_mismatch_and_device),
+        cmocka_unit_test(test_random_products),
+        cmocka_unit_test_prestate(test_random_products, &small_pieces),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
