@@ -5,7 +5,9 @@ torch.matmul / torch.nn.functional.linear / torch._int_mm on the same shapes, me
 CUDA-event timings. f32 with TF32 off on both sides. Prints JSON, and a Markdown table
 on stderr. Usage:
     python3 scripts/bench_matmul.py build/tools/tokitai-hip [--reps 20] [--sizes 4096,8192]
-        [--types f64,f32,bf16,f16,i8] [--oracle sampled:1000] > matmul.json
+        [--types f64,f32,bf16,f16,i8] [--ops matmul,linear_gelu] [--oracle sampled:1000] > matmul.json
+    /usr/bin/python3 scripts/bench_matmul.py --plot matmul.json docs/performance_matmul.png
+(the plot needs Debian's python3-matplotlib, not torch).
 """
 import argparse
 import json
@@ -13,13 +15,30 @@ import statistics
 import subprocess
 import sys
 
-import torch
-
-DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
-          "f64": torch.float64, "i8": torch.int8}
+def plot(json_path, png_path):
+    """Ours and torch's rate for each case of a run, side by side."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    run = json.load(open(json_path))
+    rows = [r for r in run["results"] if "ours_tflops" in r]
+    labels = [f"{r['op']}\n{r['type']} {r['m']}^3" for r in rows]
+    x = range(len(rows))
+    fig, ax = plt.subplots(figsize=(max(8, len(rows) * 0.7), 4.5))
+    ax.bar([i - 0.2 for i in x], [r["ours_tflops"] for r in rows], 0.4, label="TokitaiHip (checked)")
+    ax.bar([i + 0.2 for i in x], [r["torch_tflops"] for r in rows], 0.4, label="torch (cuBLAS)")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_yscale("log")
+    ax.set_ylabel("TFLOP/s (i8: TOP/s), log scale")
+    ax.set_title(f"Matrix products, {run['device']}, torch {run['torch']}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
 
 
 def torch_seconds(fn, reps):
+    import torch
     """Median of 'reps' CUDA-event timings of fn() after 3 warm-ups."""
     times = []
     for r in range(-3, reps):
@@ -34,7 +53,9 @@ def torch_seconds(fn, reps):
 
 
 def torch_case(op, type_, m, n, k, reps):
-    dt = DTYPES[type_]
+    import torch
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "f64": torch.float64,
+          "i8": torch.int8}[type_]
     if dt == torch.int8:
         a = torch.randint(-128, 128, (m, k), dtype=dt, device="cuda")
         b = torch.randint(-128, 128, (k, n), dtype=dt, device="cuda")
@@ -62,6 +83,10 @@ def ours(tool, op, type_, m, n, k, reps, oracle):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--plot":
+        plot(sys.argv[2], sys.argv[3])
+        return
+    import torch
     p = argparse.ArgumentParser()
     p.add_argument("tool")
     p.add_argument("--reps", type=int, default=20)

@@ -1,6 +1,7 @@
 /* Every matrix product of the core catalog on a real device: tiles cut at their edges,
- * transposed views, batches broadcast, 1-D operands, k = 0, a long k, a bias given and left
- * out, inputs in pieces, the device path, and a corrupted output caught. Each call is checked
+ * shapes in whole 16-byte chunks (the matrix-instruction kernels) and not, transposed
+ * views, batches broadcast, 1-D operands, k = 0, a long k, a bias given and left out,
+ * inputs in pieces, the device path, and a corrupted output caught. Each call is checked
  * by the oracle (every output) and then, independently of it, against this file's own
  * reference: the torch semantics of the op (x @ w^T + b, then relu, gelu or silu) in long
  * double, within the sum's worst-case rounding; integers exactly, modulo 2^32. Random
@@ -216,7 +217,17 @@ static void every_product_over_tensors(void **state)
         product_case(kernel, "k = 0: the empty sums, a bias", 2, a0, NULL, 2, B(0, 7), NULL, 1, &s);
         product_case(kernel, "[8, 4099] @ [4099, 9]: a long k", 2, along, NULL, 2, B(4099, 9), NULL, 1, &s);
         product_case(kernel, "[4100, 1100] @ [1100, 64]: a in pieces", 2, tall, NULL, 2, B(1100, 64), NULL, 1, &s);
-        runs += 8;
+        /* whole 16-byte chunks along k (and along m or n where those are contiguous): on
+         * NVIDIA sm_80 and later the 16-bit products run on the matrix instructions */
+        const int64_t a136[2] = { 136, 264 }, a136_t[2] = { 1, 136 }, a5[4] = { 2, 3, 72, 64 };
+        const int64_t bt200[2] = { 1, kernel->b_nk ? 200 : 264 }, long8[2] = { 16, 8200 };
+        const int64_t b40[3] = { 3, kernel->b_nk ? 40 : 64, kernel->b_nk ? 64 : 40 };
+        product_case(kernel, "[136, 264] @ [264, 200], a bias: whole chunks", 2, a136, NULL, 2, B(264, 200), NULL, 1, &s);
+        product_case(kernel, "[136, 264] @ [264, 200]: whole chunks, transposed views", 2, a136, a136_t, 2, B(264, 200),
+            bt200, 0, &s);
+        product_case(kernel, "[2, 3, 72, 64] @ [3, 64, 40]: whole chunks, batched", 4, a5, NULL, 3, b40, NULL, 1, &s);
+        product_case(kernel, "[16, 8200] @ [8200, 24]: whole chunks, a long k", 2, long8, NULL, 2, B(8200, 24), NULL, 1, &s);
+        runs += 12;
     }
     printf("%zu tensor calls of %zu matrix products passed\n", runs, kernels);
 }

@@ -100,8 +100,9 @@ static int span(const DLTensor *t, const int64_t *stride, int64_t *lo, int64_t *
     *count = 1;
     for (int d = 0; d < t->ndim; ++d) {
         const int64_t n = t->shape[d];
-        if (n == 0) {
+        if (n == 0) { /* empty, whatever the dimensions before reached */
             *count = 0;
+            *lo = 0;
             *hi = -1;
             return 0;
         }
