@@ -103,6 +103,8 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
 @   elseif product then
     .check_product = $(k.check)_product,
     .b_nk = $(k.b_layout == "nk" and 1 or 0),
+    .projectable = $(k.projectable and 1 or 0),
+    .accumulator = "$(k.acc.name)",
 @   end
 };
 

@@ -17,8 +17,8 @@
 static const char *const USAGE =
     "usage: tokitai-hip info [--device N] [--format md|json]\n"
     "       tokitai-hip list [--format text|json]\n"
-    "       tokitai-hip run OP TYPE --n N [--seed S] [--oracle full|off|sampled:K] [--device N]\n"
-    "                                     [--format md|json]   (sampled: K outputs, seed S)\n"
+    "       tokitai-hip run OP TYPE --n N [--seed S] [--oracle full|off|sampled:K|projected]\n"
+    "                                     [--device N] [--format md|json]   (sampled: K outputs, seed S)\n"
     "       tokitai-hip run OP TYPE --shape D,D... [--shape ...] [--transpose I] [--axes A,A...]\n"
     "                                     [--keepdims] [...]   (host tensors: one --shape per input,\n"
     "                                     or one for all; input I stored transposed; reductions;\n"
@@ -237,16 +237,16 @@ static void fill_random(unsigned char *buf, size_t bytes, uint64_t *state)
     }
 }
 
-/* --oracle full | off | sampled:K (indices from the run's seed). Returns 0, or 2 after a
- * usage message. */
+/* --oracle full | off | sampled:K | projected (indices, signs from the run's seed). Returns
+ * 0, or 2 after a usage message. */
 static int parse_oracle(const options *o, uint64_t seed, tkh_oracle_policy *policy)
 {
     *policy = (tkh_oracle_policy){ TKH_ORACLE_FULL, 0, seed };
     uint64_t k = 0;
     if (o->oracle == NULL || strcmp(o->oracle, "full") == 0)
         return 0;
-    if (strcmp(o->oracle, "off") == 0) {
-        policy->mode = TKH_ORACLE_OFF;
+    if (strcmp(o->oracle, "off") == 0 || strcmp(o->oracle, "projected") == 0) {
+        policy->mode = o->oracle[0] == 'o' ? TKH_ORACLE_OFF : TKH_ORACLE_PROJECTED;
         return 0;
     }
     if (strncmp(o->oracle, "sampled:", 8) == 0 && parse_u64(o->oracle + 8, &k) && k > 0 && k <= SIZE_MAX) {
@@ -254,7 +254,7 @@ static int parse_oracle(const options *o, uint64_t seed, tkh_oracle_policy *poli
         policy->samples = (size_t)k;
         return 0;
     }
-    return usage_error("--oracle must be full, off or sampled:K (K >= 1), got '%s'", o->oracle);
+    return usage_error("--oracle must be full, off, sampled:K (K >= 1) or projected, got '%s'", o->oracle);
 }
 
 /* Random bits for the kernel's scalars (bool: 0 or 1), and pointers to them. */

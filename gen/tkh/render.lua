@@ -40,7 +40,7 @@ local function kernel_names(k, prefix, oracle_dir, platform)
     map = k.map, post = k.post, bounded_post = k.bounded_post, index = k.index, better = k.better,
     args = k.args, inputs = k.inputs, scalars = k.scalars, outputs = {},
     columns = k.columns, stages = k.stages, map_tree = k.map_tree, post_tree = k.post_tree, reuse = k.reuse,
-    b_layout = k.b_layout, epilogue = k.epilogue, epilogue_tree = k.epilogue_tree,
+    b_layout = k.b_layout, epilogue = k.epilogue, epilogue_tree = k.epilogue_tree, projectable = k.projectable,
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",
     tensor_entry = prefix .. "_" .. id .. "_tensor",

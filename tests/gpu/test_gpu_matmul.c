@@ -1,12 +1,13 @@
 /* Every matrix product of the core catalog on a real device: tiles cut at their edges,
  * shapes in whole 16-byte chunks (the matrix-instruction kernels) and not, transposed
  * views, batches broadcast, 1-D operands, k = 0, a long k, a bias given and left out,
- * inputs in pieces, the device path, and a corrupted output caught. Each call is checked
- * by the oracle (every output) and then, independently of it, against this file's own
- * reference: the torch semantics of the op (x @ w^T + b, then relu, gelu or silu) in long
- * double, within the sum's worst-case rounding; integers exactly, modulo 2^32. Random
- * inputs from a fixed, printed seed (TKH_TEST_SEED replays another). Exits 77 (skipped)
- * when there is no device. */
+ * inputs in pieces, the device path, corrupted outputs caught (under the projected check,
+ * every change past its stated threshold). Each call is checked
+ * by the oracle (every output; again under the projected check) and then, independently
+ * of it, against this file's own reference: the torch semantics of the op (x @ w^T + b,
+ * then relu, gelu or silu) in long double, within the sum's worst-case rounding; integers
+ * exactly, modulo 2^32. Random inputs from a fixed, printed seed (TKH_TEST_SEED replays
+ * another). Exits 77 (skipped) when there is no device. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <inttypes.h>
@@ -187,6 +188,17 @@ static void product_case(const tkh_kernel_info *k, const char *what, int na, con
     if (tkh_tensor_call(ctx, k, &args, &r) != TKH_OK || !r.oracle_matches || r.oracle_compared != (size_t)outputs)
         fail_msg("%s_%s, %s (seed %" PRIu64 "): %s", k->op, k->type, what, seed, r.message);
     compare(k, what, t, m, n, depth, bn, bshape);
+    /* again under the projected check: the same verdict, every output by projection where
+     * the op allows (no block past its bound, none cut), else all in full */
+    const tkh_oracle_policy projected = { TKH_ORACLE_PROJECTED, 0, seed }, full = { TKH_ORACLE_FULL, 0, 0 };
+    assert_int_equal(tkh_context_set_oracle(ctx, &projected), TKH_OK);
+    const tkh_status st = tkh_tensor_call(ctx, k, &args, &r);
+    assert_int_equal(tkh_context_set_oracle(ctx, &full), TKH_OK);
+    if (st != TKH_OK || !r.oracle_matches || r.oracle_compared != (size_t)outputs
+        || has_evidence(&r, "by projection") != k->projectable
+        || r.oracle_projected != (k->projectable ? (size_t)outputs : 0))
+        fail_msg("%s_%s, %s, projected (seed %" PRIu64 "): %s", k->op, k->type, what, seed, r.message);
+    compare(k, what, t, m, n, depth, bn, bshape);
     for (int x = 0; x < 4; ++x)
         free(t[x].buffer);
 }
@@ -232,6 +244,71 @@ static void every_product_over_tensors(void **state)
     printf("%zu tensor calls of %zu matrix products passed\n", runs, kernels);
 }
 
+/* The projected check catches what it claims on the real kernels: one output of each
+ * projectable product (whole chunks: the matrix instructions where there are some) changed
+ * by flipping each of its bits in turn, over seeds of the inputs and the weights: every
+ * change past the report's threshold caught, and every change of an integer; the share of
+ * smaller float changes caught is printed beside it. */
+static void projection_detection(void **state)
+{
+    (void)state;
+    const tkh_registry *reg = tkh_registry_core();
+    const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+    const int64_t m = 136, n = 200, depth = 264, sa[2] = { m, depth }, so[2] = { m, n };
+    for (size_t i = 0; i < reg->count; ++i) {
+        const tkh_kernel_info *kernel = reg->kernels[i];
+        if (strcmp(kernel->shape, "matmul") != 0 || !kernel->projectable)
+            continue;
+        size_t above = 0, below = 0, below_caught = 0;
+        double threshold = 0;
+        for (int trial = 0; trial < 6; ++trial) {
+            uint64_t s = seed + (uint64_t)trial;
+            tensor t[4];
+            memset(t, 0, sizeof t);
+            const DLTensor *in[3] = { make(&t[0], &kernel->inputs[0], 2, sa, NULL, &s),
+                make(&t[1], &kernel->inputs[1], 2, B(depth, n), NULL, &s), NULL }, *out[1];
+            if (kernel->arity > 2)
+                in[2] = make(&t[2], &kernel->inputs[2], 1, &n, NULL, &s);
+            out[0] = make(&t[kernel->arity], &kernel->outputs[0], 2, so, NULL, &s);
+            const tkh_tensor_args args = { in, kernel->arity, out, 1, NULL, 0, NULL, 0, 0, NULL };
+            const tkh_oracle_policy projected = { TKH_ORACLE_PROJECTED, 0, tkhi_splitmix64(&s) };
+            assert_int_equal(tkh_context_set_oracle(ctx, &projected), TKH_OK);
+            tkh_report r;
+            if (tkh_tensor_call(ctx, kernel, &args, &r) != TKH_OK || r.oracle_projected != (size_t)(m * n))
+                fail_msg("%s_%s, projected (seed %" PRIu64 "): %s", kernel->op, kernel->type, seed, r.message);
+            threshold = r.oracle_threshold > threshold ? r.oracle_threshold : threshold;
+            const tensor *o = &t[kernel->arity];
+            const size_t size = o->type->size, at = (size_t)(tkhi_splitmix64(&s) % (uint64_t)(m * n));
+            unsigned char clean[8], changed[8];
+            memcpy(clean, o->buffer + at * size, size);
+            for (unsigned bit = 0; bit < 8 * size; ++bit) {
+                memcpy(changed, clean, size);
+                changed[bit / 8] ^= (unsigned char)(1u << (bit % 8)); /* little-endian, as the device's */
+                const double was = o->type->to_double ? o->type->to_double(clean) : 0;
+                const double now = o->type->to_double ? o->type->to_double(changed) : 0;
+                const double by = o->type->to_double == NULL ? INFINITY : isfinite(now) ? fabs(now - was) : INFINITY;
+                assert_int_equal(tkh_context_corrupt_next_output(ctx, at, bit), TKH_OK);
+                const int caught = tkh_tensor_call(ctx, kernel, &args, NULL) == TKH_ERR_ORACLE_MISMATCH;
+                if (by > r.oracle_threshold) {
+                    if (!caught)
+                        fail_msg("%s_%s (seed %" PRIu64 ", trial %d): output %zu changed by %g (bit %u), past the "
+                            "threshold %g, not caught", kernel->op, kernel->type, seed, trial, at, by, bit,
+                            r.oracle_threshold);
+                    ++above;
+                } else {
+                    ++below;
+                    below_caught += (size_t)caught;
+                }
+            }
+            assert_int_equal(tkh_context_set_oracle(ctx, &full), TKH_OK);
+            for (int x = 0; x < 4; ++x)
+                free(t[x].buffer);
+        }
+        printf("%s_%s: %zu changed outputs past the threshold (at most %.3g), all caught; %zu below it, %zu of them "
+               "caught\n", kernel->op, kernel->type, above, threshold, below, below_caught);
+    }
+}
+
 /* A flipped exponent bit of one output is caught and named; the device path under the
  * device oracle. */
 static void corruption_and_device_path(void **state)
@@ -251,6 +328,14 @@ static void corruption_and_device_path(void **state)
     if (tkh_tensor_call(ctx, k, &args, &r) != TKH_ERR_ORACLE_MISMATCH
         || strstr(r.message, "element [1, 47] of [37, 53] differs from the CPU oracle") == NULL)
         fail_msg("a corrupted output of matmul_f32 (seed %" PRIu64 "): %s", seed, r.message);
+    /* and under the projected check */
+    const tkh_oracle_policy projected = { TKH_ORACLE_PROJECTED, 0, seed }, checked = { TKH_ORACLE_FULL, 0, 0 };
+    assert_int_equal(tkh_context_set_oracle(ctx, &projected), TKH_OK);
+    assert_int_equal(tkh_context_corrupt_next_output(ctx, 1000, 30), TKH_OK);
+    const tkh_status st = tkh_tensor_call(ctx, k, &args, &r);
+    assert_int_equal(tkh_context_set_oracle(ctx, &checked), TKH_OK);
+    if (st != TKH_ERR_ORACLE_MISMATCH || strstr(r.message, "element [18, 46] of [37, 53] differs") == NULL)
+        fail_msg("a corrupted output of matmul_f32 under the projected check (seed %" PRIu64 "): %s", seed, r.message);
     /* the device path: the flat device entry point, checked under the device oracle */
     float *d[3];
     const size_t bytes[3] = { 37 * 129 * 4, 129 * 53 * 4, 37 * 53 * 4 };
@@ -294,6 +379,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_product_over_tensors),
         cmocka_unit_test(corruption_and_device_path),
+        cmocka_unit_test(projection_detection),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     tkh_context_destroy(ctx);

@@ -4,9 +4,10 @@
  * gaps, stride 0), b given as [n, k], a bias column, the flat entry point, pieces, every
  * bad input with its message, the oracle naming an output's multi-index, all against a
  * plain triple loop over the tensors, on random cases from a printed seed (TKH_TEST_SEED
- * replays one). */
+ * replays one); the projected check of integers and floats. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "fake_f32_product.h"
 #include "fake_hip.h"
 #include "platform/platform.h" /* tkhi_splitmix64, the context's chunk size */
 #include "tokitai_hip/context.h"
@@ -100,11 +102,30 @@ static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0, 0, NULL } 
     .platform = "amd", .targets = targets, .source_fingerprint = "", .compiler = "",               \
     .compiler_fingerprint = "", .build_fingerprint = "", .build_command = "", .obligations = none,  \
     .required_evidence = none, .degradations = none, .non_claims = none, .launch_plan = plan_,     \
-    .check_product = check_product, .b_nk = nk
+    .check_product = check_product, .b_nk = nk, .projectable = 1, .accumulator = "i32"
 
 static const tkh_kernel_info matmul = { PRODUCT("matmul", 2, ab, matmul_plan, 0) };
 /* linear: x @ weight^T + bias, weight [n, k], bias optional */
 static const tkh_kernel_info linear = { PRODUCT("linear", 3, xwb, linear_plan, 1) };
+
+/* An f32 product, for the projected check's float path: the kernel sums along k in f32
+ * (as the FMA tiles do), and its full check allows k + 1 roundings of the sum of |products|. */
+static int f32_plan(const void *const *in, void *const *out, const void *const *scalars, const tkh_plan *p,
+    unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
+    const float *a = in[0], *b = in[1];
+    for (int64_t e = 0; e < p->count; ++e) {
+        const int64_t j = e % p->size[1], i = e / p->size[1] % p->size[2];
+        float s = 0;
+        for (int64_t q = 0; q < p->size[0]; ++q)
+            s = fmaf(a[i * p->stride[0][2] + q * p->stride[0][0]], b[j * p->stride[1][1] + q * p->stride[1][0]], s);
+        ((float *)out[0])[i * p->stride[2][2] + j * p->stride[2][1]] = s;
+    }
+    return 0;
+}
+
+static const tkh_kernel_info matmul_f32 = { FAKE_F32_PRODUCT(f32_plan) };
 
 static const DLDataType I32 = { kDLInt, 32, 1 };
 
@@ -445,6 +466,152 @@ static void test_random_products(void **state)
     tkh_context_destroy(ctx);
 }
 
+/* The projected check: products of several blocks of columns, in pieces and whole, agree;
+ * one output corrupted is caught and named (the block that differs, recomputed in full);
+ * integers exactly, floats within the blocks' bounds, whose threshold the report states. */
+static void test_projected_check(void **state)
+{
+    tkh_context *ctx = context(state);
+    const tkh_oracle_policy projected = { TKH_ORACLE_PROJECTED, 0, 7 };
+    ok(tkh_context_set_oracle(ctx, &projected));
+    /* three blocks a row, the last cut short; m n k past 2^18, so that a crew of two threads
+     * (where there are two processors) checks each piece, by whole rows */
+    const int64_t m = 9, n = 300, kk = 100;
+    int32_t *a = malloc(sizeof(int32_t) * m * kk), *b = malloc(sizeof(int32_t) * kk * n), *out = malloc(sizeof(int32_t) * m * n);
+    float *fa = malloc(sizeof(float) * m * kk), *fb = malloc(sizeof(float) * kk * n), *fo = malloc(sizeof(float) * m * n);
+    assert_true(a && b && out && fa && fb && fo);
+    uint64_t s = 42;
+    for (int64_t i = 0; i < m * kk; ++i) {
+        a[i] = (int32_t)tkhi_splitmix64(&s);
+        fa[i] = (float)((double)(tkhi_splitmix64(&s) >> 11) * 0x1p-52 - 0.5);
+    }
+    for (int64_t i = 0; i < kk * n; ++i) {
+        b[i] = (int32_t)tkhi_splitmix64(&s);
+        fb[i] = (float)((double)(tkhi_splitmix64(&s) >> 11) * 0x1p-52 - 0.5);
+    }
+    tensor ta, tb, to;
+    const int64_t sa[2] = { m, kk }, sb[2] = { kk, n }, so[2] = { m, n };
+    tkh_report r;
+    ok(call(ctx, &matmul, make(&ta, a, 2, sa, NULL), make(&tb, b, 2, sb, NULL), NULL, make(&to, out, 2, so, NULL), &r));
+    assert_int_equal(r.oracle_compared, (size_t)(m * n));
+    assert_true(has_evidence(&r, "checked 2700 of 2700 outputs by projection (seed 7)"));
+    assert_true(has_evidence(&r, "; 0 in full: all agree"));
+    assert_true(has_evidence(&r, "any one wrong output in a block is certain to be caught"));
+    assert_int_equal(r.oracle_projected, (size_t)(m * n));
+    assert_true(r.oracle_threshold == 0);
+    assert_int_equal(tkh_context_corrupt_next_output(ctx, 4 * n + 137, 20), TKH_OK);
+    expect(call(ctx, &matmul, make(&ta, a, 2, sa, NULL), make(&tb, b, 2, sb, NULL), NULL, make(&to, out, 2, so, NULL),
+        NULL), TKH_ERR_ORACLE_MISMATCH, "matmul_i32: element [4, 137] of [9, 300] differs from the CPU oracle");
+    /* floats: each block within its bound; a change past the stated threshold caught */
+    make(&ta, fa, 2, sa, NULL);
+    ta.t.dtype = (DLDataType){ kDLFloat, 32, 1 };
+    make(&tb, fb, 2, sb, NULL);
+    tb.t.dtype = ta.t.dtype;
+    make(&to, fo, 2, so, NULL);
+    to.t.dtype = ta.t.dtype;
+    ok(call(ctx, &matmul_f32, &ta.t, &tb.t, NULL, &to.t, &r));
+    assert_true(has_evidence(&r, "projection: one output wrong by more than"));
+    assert_true(has_evidence(&r, "checked 2700 of 2700 outputs by projection"));
+    assert_int_equal(r.oracle_projected, (size_t)(m * n));
+    /* twice the largest block's bound, whose main term is g sum |a| |b| over its 128 columns,
+     * g = (2k + 2) 2^-23 (k additions and the bias's, both ways, at twice f32's unit
+     * roundoff 2^-24) */
+    double most = 0;
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j0 = 0; j0 < n; j0 += 128) {
+            double mag = 0;
+            for (int64_t j = j0; j < j0 + 128 && j < n; ++j)
+                for (int64_t q = 0; q < kk; ++q)
+                    mag += fabs((double)fa[i * kk + q] * fb[q * n + j]);
+            most = mag > most ? mag : most;
+        }
+    const double g = (2.0 * kk + 2) * 0x1p-23, main_term = 2 * g / (1 - g) * most;
+    assert_true(r.oracle_threshold >= main_term && r.oracle_threshold <= 1.05 * main_term);
+    assert_int_equal(tkh_context_corrupt_next_output(ctx, 8 * n + 299, 30), TKH_OK); /* an exponent bit */
+    expect(call(ctx, &matmul_f32, &ta.t, &tb.t, NULL, &to.t, NULL), TKH_ERR_ORACLE_MISMATCH,
+        "matmul_f32: element [8, 299] of [9, 300] differs from the CPU oracle");
+    /* a kernel whose epilogue is not the sum plus a column: checked as under full */
+    tkh_kernel_info relu = matmul;
+    relu.projectable = 0;
+    ok(call(ctx, &relu, make(&ta, a, 2, sa, NULL), make(&tb, b, 2, sb, NULL), NULL, make(&to, out, 2, so, NULL), &r));
+    assert_false(has_evidence(&r, "by projection"));
+    assert_int_equal(r.oracle_compared, (size_t)(m * n));
+    assert_int_equal(r.oracle_projected, 0);
+    free(a), free(b), free(out), free(fa), free(fb), free(fo);
+    tkh_context_destroy(ctx);
+}
+
+/* The projected check catches what it claims: one output changed by flipping each of its
+ * bits in turn, over many seeds (the inputs' and the weights'): every change past the stated
+ * threshold is caught, and for integers every change at all; the share of smaller float
+ * changes caught is printed beside the theory (caught once past the threshold; below it,
+ * the signs of the others' rounding errors decide). */
+static void test_projection_detection(void **state)
+{
+    tkh_context *ctx = context(state);
+    const char *env = getenv("TKH_TEST_SEED");
+    const uint64_t seed = env ? strtoull(env, NULL, 0) : 0x9e37ull;
+    printf("test_projection_detection: seed %#" PRIx64 " (TKH_TEST_SEED replays it)\n", seed);
+    const int64_t m = 3, n = 200, kk = 64, trials = 48;
+    float fa[3 * 64], fb[64 * 200], fo[3 * 200], clean[3 * 200];
+    int32_t a[3 * 64], b[64 * 200], out[3 * 200];
+    const int64_t sa[2] = { m, kk }, sb[2] = { kk, n }, so[2] = { m, n };
+    size_t above = 0, below[3] = { 0, 0, 0 }, below_caught[3] = { 0, 0, 0 };
+    for (int64_t t = 0; t < trials; ++t) {
+        uint64_t rng = seed + (uint64_t)t;
+        const tkh_oracle_policy projected = { TKH_ORACLE_PROJECTED, 0, tkhi_splitmix64(&rng) };
+        ok(tkh_context_set_oracle(ctx, &projected));
+        const float scale = ldexpf(1, (int)(t % 9) - 4);
+        for (int64_t i = 0; i < m * kk; ++i) {
+            fa[i] = scale * (float)((double)(tkhi_splitmix64(&rng) >> 11) * 0x1p-52 - 1);
+            a[i] = (int32_t)tkhi_splitmix64(&rng);
+        }
+        for (int64_t i = 0; i < kk * n; ++i) {
+            fb[i] = (float)((double)(tkhi_splitmix64(&rng) >> 11) * 0x1p-52 - 1);
+            b[i] = (int32_t)tkhi_splitmix64(&rng);
+        }
+        tensor ta, tb, to;
+        tkh_report r;
+        make(&ta, fa, 2, sa, NULL), make(&tb, fb, 2, sb, NULL), make(&to, fo, 2, so, NULL);
+        ta.t.dtype = tb.t.dtype = to.t.dtype = (DLDataType){ kDLFloat, 32, 1 };
+        ok(call(ctx, &matmul_f32, &ta.t, &tb.t, NULL, &to.t, &r));
+        assert_int_equal(r.oracle_projected, (size_t)(m * n));
+        const double threshold = r.oracle_threshold;
+        memcpy(clean, fo, sizeof clean);
+        const size_t at = (size_t)(tkhi_splitmix64(&rng) % (uint64_t)(m * n));
+        for (unsigned bit = 0; bit < 32; ++bit) {
+            uint32_t u;
+            memcpy(&u, &clean[at], 4);
+            u ^= 1u << bit;
+            float changed;
+            memcpy(&changed, &u, 4);
+            const double by = isfinite(changed) ? fabs((double)changed - clean[at]) : INFINITY;
+            assert_int_equal(tkh_context_corrupt_next_output(ctx, at, bit), TKH_OK);
+            const int caught = call(ctx, &matmul_f32, &ta.t, &tb.t, NULL, &to.t, NULL) == TKH_ERR_ORACLE_MISMATCH;
+            if (by > threshold) {
+                if (!caught)
+                    fail_msg("trial %" PRId64 " (seed %#" PRIx64 "): output %zu changed by %g past the threshold %g, "
+                        "not caught", t, seed, at, by, threshold);
+                ++above;
+            } else {
+                const int band = by > threshold / 4 ? 0 : by > threshold / 64 ? 1 : 2;
+                ++below[band];
+                below_caught[band] += (size_t)caught;
+            }
+        }
+        make(&ta, a, 2, sa, NULL), make(&tb, b, 2, sb, NULL), make(&to, out, 2, so, NULL);
+        for (unsigned bit = 0; bit < 32; ++bit) { /* integers: every change */
+            assert_int_equal(tkh_context_corrupt_next_output(ctx, at, bit), TKH_OK);
+            expect(call(ctx, &matmul, &ta.t, &tb.t, NULL, &to.t, NULL), TKH_ERR_ORACLE_MISMATCH, "differs from");
+        }
+    }
+    printf("test_projection_detection: %zu float changes past the threshold, all caught; below it, caught "
+           "%zu of %zu within 4 x, %zu of %zu within 64 x, %zu of %zu smaller; %" PRId64 " integer changes, all caught\n",
+        above, below_caught[0], below[0], below_caught[1], below[1], below_caught[2], below[2], trials * 32);
+    assert_true(above > 0);
+    tkh_context_destroy(ctx);
+}
+
 int main(void)
 {
     static size_t small_pieces = 16; /* bytes: a row or so a piece, so that products are cut */
@@ -455,6 +622,9 @@ int main(void)
         cmocka_unit_test(test_mismatch_and_device),
         cmocka_unit_test(test_random_products),
         cmocka_unit_test_prestate(test_random_products, &small_pieces),
+        cmocka_unit_test(test_projected_check),
+        cmocka_unit_test_prestate(test_projected_check, &small_pieces),
+        cmocka_unit_test(test_projection_detection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,13 @@ function M.kernels(def, op, fail, filter)
       if not ok then fail("epilogue for %s: %s", tname, err) end
       k.epilogue_tree = err
     end
+    -- Checkable by projections (TKH_ORACLE_PROJECTED): the output is the sum, or the sum
+    -- plus the one column, with no scalars (the check adds the column's projection).
+    local e = k.epilogue:gsub("%s", "")
+    while e:match("^%(.*%)$") do e = e:sub(2, -2) end
+    local col = e:match("^acc%+([%a_][%w_]*)$") or e:match("^([%a_][%w_]*)%+acc$")
+    k.projectable = #k.scalars == 0 and ((e == "acc" and #k.columns == 0)
+      or (col ~= nil and #k.columns == 1 and k.columns[1].name == col))
     keep_kernel(kernels, k, op, def, tname, filter)
   end
   return kernels

@@ -42,16 +42,23 @@ typedef enum tkh_oracle_mode {
                                replacement, by splitmix64 from 'seed'; one wrong output
                                among n is found with probability 1 - (1 - 1/n)^samples.
                                Reductions have one output and are always fully checked. */
-    TKH_ORACLE_OFF = 2      /* none: the device result is returned unchecked */
+    TKH_ORACLE_OFF = 2,     /* none: the device result is returned unchecked */
+    TKH_ORACLE_PROJECTED = 3 /* matrix products whose epilogue adds at most a column to the
+                               sum (matmul, linear): every output checked through its row's
+                               sums over blocks of columns with random signs from 'seed',
+                               against the same sums worked out from the inputs, in O(mk)
+                               per block of columns rather than the product's O(mnk)
+                               (docs/matmul.md says what it is certain to catch); every
+                               other kernel: as full */
 } tkh_oracle_mode;
 
 typedef struct tkh_oracle_policy {
     tkh_oracle_mode mode;
     size_t samples;             /* TKH_ORACLE_SAMPLED: at least 1 */
-    unsigned long long seed;    /* TKH_ORACLE_SAMPLED */
+    unsigned long long seed;    /* TKH_ORACLE_SAMPLED, TKH_ORACLE_PROJECTED */
 } tkh_oracle_policy;
 
-/* "full", "sampled", "off"; "unknown" for a value not in the enum. */
+/* "full", "sampled", "off", "projected"; "unknown" for a value not in the enum. */
 TKH_API const char *tkh_oracle_mode_name(tkh_oracle_mode mode);
 
 /* Sets the policy of the host entry points on this context (every report says which ran).

@@ -166,6 +166,10 @@ typedef struct tkh_kernel_info {
                                          NULL otherwise */
     int b_nk;                         /* matrix products: 1 when b lies [..., n, k] (linear's
                                          weight: out = a @ b^T), 0 for [..., k, n] */
+    int projectable;                  /* matrix products whose output is the sum, or the sum
+                                         plus its one column (a bias): checkable under
+                                         TKH_ORACLE_PROJECTED; 0 otherwise */
+    const char *accumulator;          /* matrix products: the sum's type ("f32"); NULL otherwise */
 } tkh_kernel_info;
 
 typedef struct tkh_registry {

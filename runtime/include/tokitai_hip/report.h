@@ -23,10 +23,16 @@ typedef struct tkh_report {
     size_t len;                            /* n */
     char scalars[256];                     /* the scalars' values: "alpha = 2, beta = -0.5" */
     tkh_oracle_mode oracle_mode;           /* the context's policy for this run */
-    unsigned long long oracle_seed;        /* TKH_ORACLE_SAMPLED: the seed of the indices */
+    unsigned long long oracle_seed;        /* TKH_ORACLE_SAMPLED, _PROJECTED: the seed of the
+                                              indices, or of the projections' weights */
     int oracle_checked;                    /* the oracle ran (full or sampled) */
     size_t oracle_compared;                /* outputs compared (with repeats, when sampled) */
     int oracle_matches;                    /* and all were equal */
+    size_t oracle_projected;               /* TKH_ORACLE_PROJECTED: of those compared, the
+                                              outputs checked by projection (the rest in full) */
+    double oracle_threshold;               /* and where that is not 0, floats: one output wrong
+                                              by more than this is certain to be caught (0 for
+                                              integers: any wrong output is) */
     size_t first_mismatch;                 /* index, or len when none */
     double max_ulp_error;                  /* ulp rule: the largest error among the outputs
                                               compared, in ulps of the type; else 0 */

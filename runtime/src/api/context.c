@@ -92,9 +92,9 @@ static tkh_status set_policy(const char *fn, tkh_context *ctx, const tkh_oracle_
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
     if (policy == NULL)
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: policy is NULL", fn);
-    if ((unsigned)policy->mode > TKH_ORACLE_OFF)
+    if ((unsigned)policy->mode > TKH_ORACLE_PROJECTED)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT,
-            "%s: mode %d is not a tkh_oracle_mode (0 full, 1 sampled, 2 off)", fn, (int)policy->mode);
+            "%s: mode %d is not a tkh_oracle_mode (0 full, 1 sampled, 2 off, 3 projected)", fn, (int)policy->mode);
     if (policy->mode == TKH_ORACLE_SAMPLED && policy->samples == 0)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: sampled with 0 samples: expected at least 1", fn);
     pthread_mutex_lock(&ctx->lock);

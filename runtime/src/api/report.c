@@ -83,6 +83,8 @@ static value r_len(const void *o) { return uint_(RUN(o)->len); }
 static value r_checked(const void *o) { return bool_(RUN(o)->oracle_checked); }
 static value r_mode(const void *o) { return text(tkh_oracle_mode_name(RUN(o)->oracle_mode)); }
 static value r_compared(const void *o) { return uint_(RUN(o)->oracle_compared); }
+static value r_projected(const void *o) { return uint_(RUN(o)->oracle_projected); }
+static value r_threshold(const void *o) { return (value){ .kind = F_REAL, .r = RUN(o)->oracle_threshold }; }
 static value r_seed(const void *o) { return uint_(RUN(o)->oracle_seed); }
 static value r_matches(const void *o) { return bool_(RUN(o)->oracle_matches); }
 static value r_mismatch(const void *o)
@@ -131,7 +133,8 @@ static const field run_fields[] = {
     { "signature", r_signature }, { "kernel_symbol", r_symbol }, { "len", r_len },
     { "scalars", r_scalars }, { "cpu_oracle_mode", r_mode },
     { "cpu_oracle_seed", r_seed }, { "cpu_oracle_checked", r_checked },
-    { "cpu_oracle_compared", r_compared },
+    { "cpu_oracle_compared", r_compared }, { "cpu_oracle_projected", r_projected },
+    { "cpu_oracle_threshold", r_threshold },
     { "cpu_oracle_matches", r_matches }, { "first_mismatch", r_mismatch },
     { "comparison", r_comparison }, { "compare_rule", r_rule }, { "ulp_bound", r_bound },
     { "abs_tolerance", r_atol }, { "max_ulp_error", r_worst }, { "max_ulp_error_index", r_worst_at },

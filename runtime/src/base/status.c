@@ -83,6 +83,7 @@ const char *tkh_oracle_mode_name(tkh_oracle_mode mode)
     case TKH_ORACLE_FULL: return "full";
     case TKH_ORACLE_SAMPLED: return "sampled";
     case TKH_ORACLE_OFF: return "off";
+    case TKH_ORACLE_PROJECTED: return "projected";
     }
     return "unknown";
 }

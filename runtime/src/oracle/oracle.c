@@ -35,6 +35,10 @@ void tkhi_oracle_end(tkhi_oracle *o)
 {
     free(o->samples);
     o->samples = NULL;
+    if (o->release != NULL)
+        o->release(o->projection);
+    o->projection = NULL;
+    o->release = NULL;
 }
 
 void tkhi_split(size_t whole, size_t count, unsigned part, unsigned parts, size_t *lo, size_t *hi)
@@ -42,6 +46,22 @@ void tkhi_split(size_t whole, size_t count, unsigned part, unsigned parts, size_
     const size_t step = (whole + parts - 1) / parts;
     *lo = (size_t)part * step < count ? (size_t)part * step : count;
     *hi = *lo + step < count ? *lo + step : count;
+}
+
+static size_t aligned_boundary(int64_t first, size_t count, size_t grain, size_t at)
+{
+    if (at == 0 || at >= count || grain <= 1)
+        return at < count ? at : count;
+    const size_t up = (grain - (size_t)((first + (int64_t)at) % (int64_t)grain)) % grain;
+    return count - at > up ? at + up : count;
+}
+
+void tkhi_split_aligned(int64_t first, size_t count, size_t grain, unsigned part, unsigned parts, size_t *lo,
+    size_t *hi)
+{
+    const size_t step = (count + parts - 1) / parts;
+    *lo = aligned_boundary(first, count, grain, (size_t)part * step);
+    *hi = aligned_boundary(first, count, grain, (size_t)(part + 1) * step);
 }
 
 /* The first sample index >= 'at'. */
@@ -71,6 +91,9 @@ int tkhi_oracle_merge(tkhi_oracle *o, const tkhi_oracle_part *parts, unsigned co
         o->compared += parts[p].compared;
         if (parts[p].bad != SIZE_MAX && (earliest == NULL || parts[p].bad < earliest->bad))
             earliest = &parts[p];
+        o->projected += parts[p].projected;
+        if (parts[p].threshold > o->threshold)
+            o->threshold = parts[p].threshold;
         if (parts[p].note.worst > o->note.worst) {
             o->note.worst = parts[p].note.worst;
             o->note.worst_index = parts[p].note.worst_index;

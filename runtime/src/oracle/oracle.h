@@ -16,6 +16,14 @@ typedef struct tkhi_oracle {
     size_t bad;          /* the first output that differs, or SIZE_MAX */
     tkh_check_note note; /* what differed there; the largest error seen, with its index */
     tkhi_crew *crew;     /* NULL: the calling thread alone */
+    void *projection;    /* TKH_ORACLE_PROJECTED where the shape checks so: its state, freed
+                            by 'release' at the end */
+    void (*release)(void *projection);
+    double threshold;    /* the projected check: the largest error of one output it was
+                            certain to catch, over the call (0: any) */
+    size_t projected;    /* the projected check: outputs checked by their projections (the
+                            others of 'compared' were recomputed in full) */
+    size_t grain;        /* check ranges start and end best at multiples of it (0, 1: anywhere) */
 } tkhi_oracle;
 
 /* Draws the sample indices of [0, count) under a sampled policy (with replacement,
@@ -35,6 +43,8 @@ typedef struct tkhi_oracle_part {
     size_t compared;
     tkh_check_note note;
     tkh_status failed;   /* TKH_ERR_HOST_ALLOC: the check's buffers; raised by the caller */
+    double threshold;    /* the projected check's, over this part's outputs */
+    size_t projected;    /* of 'compared', outputs checked by their projections */
 } tkhi_oracle_part;
 
 static inline void tkhi_oracle_part_start(tkhi_oracle_part *part)
@@ -45,6 +55,8 @@ static inline void tkhi_oracle_part_start(tkhi_oracle_part *part)
     part->note.worst = 0;
     part->note.worst_index = 0;
     part->failed = TKH_OK;
+    part->threshold = 0;
+    part->projected = 0;
 }
 
 /* Folds the parts' results into o. Returns 1 when one differs. */
@@ -64,6 +76,11 @@ TKH_HIDDEN void tkhi_oracle_end(tkhi_oracle *o);
 /* Part 'part' of 'parts' of [0, count), with the same boundaries for every count up to
  * 'whole' (so that two ranges split alike never hand one index to two threads). */
 TKH_HIDDEN void tkhi_split(size_t whole, size_t count, unsigned part, unsigned parts,
+    size_t *lo, size_t *hi);
+
+/* The same for whole = count, each inner boundary moved up to where first + boundary is a
+ * multiple of 'grain' (a check that works a row at a time gets whole rows). */
+TKH_HIDDEN void tkhi_split_aligned(int64_t first, size_t count, size_t grain, unsigned part, unsigned parts,
     size_t *lo, size_t *hi);
 
 /* Elements gathered per check when the oracle walks a plan. */

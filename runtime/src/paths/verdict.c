@@ -15,10 +15,13 @@ tkh_status tkhi_verdict(const tkhi_call *c, const tkhi_oracle *o, size_t n, tkh_
     char at[200], of[200];
     if (rep != NULL) {
         rep->oracle_mode = o->policy.mode;
-        rep->oracle_seed = o->policy.mode == TKH_ORACLE_SAMPLED ? o->policy.seed : 0;
+        rep->oracle_seed = o->policy.mode == TKH_ORACLE_SAMPLED || o->policy.mode == TKH_ORACLE_PROJECTED
+            ? o->policy.seed : 0;
         rep->oracle_checked = o->policy.mode != TKH_ORACLE_OFF;
         rep->oracle_compared = o->compared;
         rep->oracle_matches = rep->oracle_checked && o->bad == SIZE_MAX;
+        rep->oracle_projected = o->projection != NULL ? o->projected : 0;
+        rep->oracle_threshold = rep->oracle_projected > 0 ? o->threshold : 0;
         rep->first_mismatch = o->bad == SIZE_MAX ? n : o->bad;
         rep->max_ulp_error = o->note.worst;
         rep->max_ulp_error_index = worst_at;
@@ -45,7 +48,19 @@ tkh_status tkhi_verdict(const tkhi_call *c, const tkhi_oracle *o, size_t n, tkh_
         return tkhi_fail(TKH_ERR_ORACLE_MISMATCH, "%s_%s: element %s of %s differs from the CPU oracle: %s",
             k->op, k->type, at, of, o->note.detail);
     }
-    if (!flat)
+    if (o->projection != NULL) {
+        const int whole_numbers = strcmp(k->domain, "integer") == 0;
+        tkhi_evidence(rep, "checked %zu of %zu outputs by projection (seed %llu), each row's sums over blocks of 128 "
+            "columns, %s, against those from the inputs; %zu in full: all agree", o->projected, o->compared,
+            o->policy.seed, whole_numbers ? "odd random weights mod 2^bits" : "random signs, within bounds",
+            o->compared - o->projected);
+        if (whole_numbers)
+            tkhi_evidence(rep, "projection: any one wrong output in a block is certain to be caught, several with "
+                "probability at least 1/2; a block that differs is recomputed in full");
+        else
+            tkhi_evidence(rep, "projection: one output wrong by more than %.3g (twice its block's bound, the largest "
+                "here) is certain to be caught; a block that differs is recomputed in full", o->threshold);
+    } else if (!flat)
         tkhi_evidence(rep, "compared %s%zu outputs with the CPU oracle walking the plan (%s), %s rule: all agree",
             o->policy.mode == TKH_ORACLE_SAMPLED ? "sampled " : "all ", o->compared,
             tkh_oracle_mode_name(o->policy.mode), k->compare_rule);
@@ -56,7 +71,8 @@ tkh_status tkhi_verdict(const tkhi_call *c, const tkhi_oracle *o, size_t n, tkh_
         tkhi_evidence(rep, "compared all %zu outputs (from %zu inputs) with the CPU oracle, %s rule: all agree",
             outputs, n, k->compare_rule);
     if (strcmp(k->compare_rule, "bound") == 0)
-        tkhi_evidence(rep, "largest error %.3g of its bound (element %s)", o->note.worst, at);
+        tkhi_evidence(rep, "largest error %.3g of its bound (element %s%s)", o->note.worst, at,
+            o->projection != NULL ? ", or the projected block that starts there" : "");
     if (strstr(k->compare_rule, "ulp") != NULL)
         tkhi_ulp_evidence(rep, k, o->note.worst, at);
     return TKH_OK;

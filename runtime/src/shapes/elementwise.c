@@ -161,4 +161,5 @@ static const char *layout(const tkhi_call *c)
     return "";
 }
 
-const tkhi_shape tkhi_elementwise_shape = { TKHI_FLAT_KERNEL, 0, NULL, plan, geometry, flat_geometry, check, describe, layout };
+const tkhi_shape tkhi_elementwise_shape = { TKHI_FLAT_KERNEL, 0, NULL, plan, geometry, flat_geometry, check, describe, layout,
+    NULL, NULL };

@@ -193,4 +193,5 @@ static int drops(const tkh_kernel_info *k)
     return k->out_count == 1;
 }
 
-const tkhi_shape tkhi_normalization_shape = { TKHI_FLAT_ROW, 1, drops, plan, geometry, NULL, check, describe, layout };
+const tkhi_shape tkhi_normalization_shape = { TKHI_FLAT_ROW, 1, drops, plan, geometry, NULL, check, describe, layout,
+    NULL, NULL };

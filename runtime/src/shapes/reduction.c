@@ -228,4 +228,5 @@ static int drops(const tkh_kernel_info *k)
     return 1;
 }
 
-const tkhi_shape tkhi_reduction_shape = { TKHI_FLAT_KERNEL, 1, drops, plan, geometry, flat_geometry, check, describe, layout };
+const tkhi_shape tkhi_reduction_shape = { TKHI_FLAT_KERNEL, 1, drops, plan, geometry, flat_geometry, check, describe, layout,
+    NULL, NULL };

@@ -43,6 +43,15 @@ tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel
     return st == TKH_OK ? tkhi_call_finish(fn, c, stride) : st;
 }
 
+tkh_status tkhi_check_begin(tkhi_oracle *o, const tkhi_call *c, unsigned char *const *base,
+    const int64_t (*stride)[TKH_MAX_DIMS])
+{
+    const tkhi_shape *shape = tkhi_shape_of(c->kernel);
+    if (o->policy.mode != TKH_ORACLE_PROJECTED || shape->project_begin == NULL || c->plan.count <= 0)
+        return TKH_OK;
+    return shape->project_begin(c, o, base, stride);
+}
+
 void tkhi_check_range(const tkhi_oracle *o, const tkhi_call *c, unsigned char *const *base,
     const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
     tkhi_oracle_part *part)
@@ -50,7 +59,11 @@ void tkhi_check_range(const tkhi_oracle *o, const tkhi_call *c, unsigned char *c
     if (count <= 0 || o->policy.mode == TKH_ORACLE_OFF || part->bad != SIZE_MAX || part->failed != TKH_OK)
         return;
     const tkhi_shape *shape = tkhi_shape_of(c->kernel);
-    if (o->policy.mode == TKH_ORACLE_FULL) {
+    if (o->policy.mode == TKH_ORACLE_PROJECTED && o->projection != NULL) {
+        part->failed = shape->project(c, o->projection, base, stride, scalars, first, count, part);
+        return;
+    }
+    if (o->policy.mode != TKH_ORACLE_SAMPLED) { /* full, or projected where the shape does not project */
         part->failed = shape->check(c, base, stride, scalars, first, count, NULL, part);
         return;
     }
@@ -66,6 +79,8 @@ tkh_status tkhi_check(const tkhi_call *c, const tkh_oracle_policy *policy, unsig
     tkh_status st = tkhi_oracle_begin(o, c->kernel, policy, c->plan.count, NULL);
     if (st != TKH_OK)
         return st;
+    if (tkhi_check_begin(o, c, base, stride) != TKH_OK)
+        return tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating the oracle's buffers failed", c->fn);
     tkhi_oracle_part part;
     tkhi_oracle_part_start(&part);
     tkhi_check_range(o, c, base, stride, scalars, 0, c->plan.count, &part);

@@ -48,10 +48,31 @@ typedef struct tkhi_shape {
      * and the words for its plan's layout at the end of the plan line. */
     void (*describe)(const tkhi_call *c, tkh_report *report);
     const char *(*layout)(const tkhi_call *c);
+    /* TKH_ORACLE_PROJECTED, for a shape that checks so (NULL for the others, checked as
+     * under full): the state the call's checks share, from its inputs at 'base' (o->projection
+     * and o->release; none set: checked as under full), and the check of kept indices
+     * [first, first + count) with it, as 'check' adds to 'part'. Both fail with
+     * TKH_ERR_HOST_ALLOC only. */
+    tkh_status (*project_begin)(const tkhi_call *c, tkhi_oracle *o, unsigned char *const *base,
+        const int64_t (*stride)[TKH_MAX_DIMS]);
+    tkh_status (*project)(const tkhi_call *c, const void *projection, unsigned char *const *base,
+        const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
+        tkhi_oracle_part *part);
 } tkhi_shape;
 
 TKH_HIDDEN extern const tkhi_shape tkhi_elementwise_shape, tkhi_reduction_shape, tkhi_normalization_shape,
     tkhi_matmul_shape;
+
+/* The matrix product's full check (its 'check' hook) and its projected check
+ * (matmul_projection.c), the hooks the table holds. */
+TKH_HIDDEN tkh_status tkhi_matmul_check(const tkhi_call *c, unsigned char *const *base,
+    const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
+    const int64_t *samples, tkhi_oracle_part *part);
+TKH_HIDDEN tkh_status tkhi_matmul_project_begin(const tkhi_call *c, tkhi_oracle *o, unsigned char *const *base,
+    const int64_t (*stride)[TKH_MAX_DIMS]);
+TKH_HIDDEN tkh_status tkhi_matmul_project(const tkhi_call *c, const void *projection, unsigned char *const *base,
+    const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
+    tkhi_oracle_part *part);
 
 /* The hooks of kernel k's shape (k->shape_kind checked: tkhi_shape_known). */
 TKH_HIDDEN const tkhi_shape *tkhi_shape_of(const tkh_kernel_info *k);
@@ -65,9 +86,14 @@ TKH_HIDDEN tkh_status tkhi_shape_known(const char *fn, const tkh_kernel_info *k)
 TKH_HIDDEN tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel_info *kernel,
     const tkh_tensor_args *args, tkhi_call *c);
 
-/* Kept indices [first, first + count) of the call under o's policy (all of them, or o's
- * samples among them), by the shape's check, into 'part'. Safe on the crew: a failure is
- * left in part->failed. */
+/* After tkhi_oracle_begin: what o's policy needs from the inputs at 'base' before any
+ * check (the projected check's state). Fails with: TKH_ERR_HOST_ALLOC. */
+TKH_HIDDEN tkh_status tkhi_check_begin(tkhi_oracle *o, const tkhi_call *c, unsigned char *const *base,
+    const int64_t (*stride)[TKH_MAX_DIMS]);
+
+/* Kept indices [first, first + count) of the call under o's policy (all of them, o's
+ * samples among them, or their projections), by the shape's check, into 'part'. Safe on
+ * the crew: a failure is left in part->failed. */
 TKH_HIDDEN void tkhi_check_range(const tkhi_oracle *o, const tkhi_call *c, unsigned char *const *base,
     const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
     tkhi_oracle_part *part);

@@ -522,6 +522,8 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_linear_relu_bf16 = {
     .launch_plan = tkhk_linear_relu_bf16_launch_plan,
     .check_product = tkhi_check_linear_relu_bf16_product,
     .b_nk = 1,
+    .projectable = 0,
+    .accumulator = "f32",
 };
 
 TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
@@ -573,6 +575,8 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_matmul_i8 = {
     .launch_plan = tkhk_matmul_i8_launch_plan,
     .check_product = tkhi_check_matmul_i8_product,
     .b_nk = 0,
+    .projectable = 1,
+    .accumulator = "i32",
 };
 
 static const tkh_kernel_info *const kernels[] = {
