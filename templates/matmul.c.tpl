@@ -59,7 +59,7 @@ TKH_HIDDEN size_t $(k.check)_product(const void *a, int64_t a_k, const void *b, 
 {
     const $(S) *pa = (const $(S) *)a, *pb = (const $(S) *)b;
     const $(O.c) *got = (const $(O.c) *)out;
-@ for i, c in ipairs(k.columns) do
+@ for i, c in ipairs(k.extras) do
     const $(c.type.c) *p_$(c.name) = (const $(c.type.c) *)columns[$(i - 1)];
     const int64_t n_$(c.name) = column_n[$(i - 1)];
 @ end
@@ -97,7 +97,7 @@ TKH_HIDDEN size_t $(k.check)_product(const void *a, int64_t a_k, const void *b, 
             const $(O.c) g = got[(int64_t)at * out_n];
 @ if float then
             const tkh_eb e_acc = product_sum(sum[j], mag[j], special[j], (int64_t)k, $(W == "long double" and "TKH_EB_UW" or "0x1p-53L"), $(U));
-@   for _, c in ipairs(k.columns) do
+@   for _, c in ipairs(k.extras) do
             const tkh_eb e_$(c.name) = tkh_eb_exact(p_$(c.name) ? (long double)$(load(c.type, "p_" .. c.name .. "[(int64_t)at * n_" .. c.name .. "]")) : (long double)($(c.default or "0")));
 @   end
             const tkh_eb_type U = $(U);

@@ -41,8 +41,8 @@ static __device__ __forceinline__ void $(k.symbol)_finish($(table.concat(params,
     (void)p_$(a.name);
     (void)p_$(b.name);
 @ local call = { "(" .. k.acc.compute .. ")acc" }
-@ for _, c in ipairs(k.columns) do
-    const $(k.acc.compute) c_$(c.name) = p_$(c.name) ? ($(k.acc.compute))$(load(c.type, "p_" .. c.name .. "[at[" .. c.index .. "] + n * tkhm_p.stride[" .. c.index .. "][1]]")) : ($(k.acc.compute))($(c.default or "0"));
+@ for _, c in ipairs(k.extras) do
+    const $(k.acc.compute) c_$(c.name) = p_$(c.name) ? ($(k.acc.compute))$(load(c.type, "p_" .. c.name .. "[at[" .. c.index .. "] + m * tkhm_p.stride[" .. c.index .. "][2] + n * tkhm_p.stride[" .. c.index .. "][1]]")) : ($(k.acc.compute))($(c.default or "0"));
 @   call[#call + 1] = "c_" .. c.name
 @ end
 @ for _, s in ipairs(k.scalars) do call[#call + 1] = "p_" .. s.name end

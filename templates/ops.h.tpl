@@ -35,7 +35,7 @@ TKH_API const tkh_registry *$(prefix)_registry_$(name)(void);
 @     or k.op.shape == "normalization" and (" (normalization along an axis; flat: the n elements are one row"
 @       .. (#k.columns > 0 and ", a column NULL for its default" or "") .. (k.post and ", out is one element" or "") .. ")") or ""
 @   if k.op.shape == "matmul" then
-/* $(k.op.name) $(k.label) (matrix product: flat, $(k.inputs[1].param) is m x k, $(k.inputs[2].param) $(k.b_layout == "nk" and "n x k" or "k x n"), $(k.outputs[1].param) m x n, row-major$(#k.columns > 0 and ", a column n elements or NULL for its default" or "")): $(k.op.semantics) */
+/* $(k.op.name) $(k.label) (matrix product: flat, $(k.inputs[1].param) is m x k, $(k.inputs[2].param) $(k.b_layout == "nk" and "n x k" or "k x n"), $(k.outputs[1].param) m x n, row-major$(#k.extras > 0 and ", a column n elements, a row m, an addend m x n, or NULL for its default" or "")): $(k.op.semantics) */
 TKH_API tkh_status $(k.entry)(tkh_context *ctx, $(k.entry_params), size_t m, size_t n,
     size_t k, tkh_report *report);
 TKH_API tkh_status $(k.device_entry)(tkh_context *ctx, $(k.entry_params), size_t m, size_t n,

@@ -74,14 +74,14 @@ TKH_HD static inline $(k.pick) $(k.oracle)($(k.pick) a, $(k.pick) b)
 }
 @ elseif k.op.shape == "matmul" then
 @   local params = { "ACC acc" }
-@   for _, c in ipairs(k.columns) do params[#params + 1] = "ACC " .. c.name end
+@   for _, c in ipairs(k.extras) do params[#params + 1] = "ACC " .. c.name end
 @   for _, sc in ipairs(k.scalars) do params[#params + 1] = sc.type.compute .. " " .. sc.name end
-/* The epilogue of each output: the sum acc, the columns at its n, the scalars; the kernel
+/* The epilogue of each output: the sum acc, the extra inputs there, the scalars; the kernel
  * evaluates it in ACC and stores it as OUT. The oracle carries it with its error bound
  * (templates/matmul.c.tpl). */
 TKH_HD static inline ACC $(k.oracle)($(table.concat(params, ", ")))
 {
-@   for _, c in ipairs(k.columns) do
+@   for _, c in ipairs(k.extras) do
     (void)$(c.name);
 @   end
 @   for _, sc in ipairs(k.scalars) do

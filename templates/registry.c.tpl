@@ -23,7 +23,8 @@ static const char *const evidence[] = $(list(contract.required_evidence));
 @   for _, x in ipairs(list) do
 @     out[#out + 1] = "{ " .. cstr(x.param) .. ", " .. cstr(x.type.name) .. ", sizeof(" .. x.type.c .. "), "
 @       .. (outputs and cstr(x.compare) or "NULL") .. ", " .. (x.ulps and ops_format_ulps(x.ulps) or "0") .. ", "
-@       .. (x.atol and ops_format_atol(x.atol) or "0") .. ", " .. (x.default and cstr(x.default) or "NULL") .. " }"
+@       .. (x.atol and ops_format_atol(x.atol) or "0") .. ", " .. (x.default and cstr(x.default) or "NULL")
+@       .. ", " .. (x.extent and cstr(x.extent) or "NULL") .. " }"
 @   end
 @   return "{ " .. table.concat(out, ", ") .. " }"
 @ end

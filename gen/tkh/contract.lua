@@ -46,7 +46,8 @@ function M.obligations(k)
     local x, w, o = k.inputs[1].param, k.inputs[2].param, k.outputs[1].param
     local out = {
       string.format("flat: %s is m x k, %s is %s, %s is m x n, row-major and dense%s", x, w,
-        k.b_layout == "nk" and "n x k" or "k x n", o, #k.columns > 0 and "; each column given is n elements (NULL: its default)" or ""),
+        k.b_layout == "nk" and "n x k" or "k x n", o, #k.extras > 0 and "; each column given is n elements, each row m, "
+        .. "each addend m x n (NULL: its default)" or ""),
       string.format("each element of %s is the epilogue of the sum over k of the products along one row of %s and one %s of %s, accumulated in %s",
         o, x, k.b_layout == "nk" and "row" or "column", w, k.acc.name),
       "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too",

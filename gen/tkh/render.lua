@@ -39,7 +39,7 @@ local function kernel_names(k, prefix, oracle_dir, platform)
     identity = k.identity, has_identity = k.has_identity, degradations = k.degradations, acc = k.acc, out_type = k.out_type,
     map = k.map, post = k.post, bounded_post = k.bounded_post, index = k.index, better = k.better,
     args = k.args, inputs = k.inputs, scalars = k.scalars, outputs = {},
-    columns = k.columns, stages = k.stages, map_tree = k.map_tree, post_tree = k.post_tree, reuse = k.reuse,
+    columns = k.columns, extras = k.extras, stages = k.stages, map_tree = k.map_tree, post_tree = k.post_tree, reuse = k.reuse,
     b_layout = k.b_layout, epilogue = k.epilogue, epilogue_tree = k.epilogue_tree, projectable = k.projectable,
     entry = prefix .. "_" .. id,
     device_entry = prefix .. "_" .. id .. "_device",

@@ -126,7 +126,9 @@ end
 -- or a placeholder). 'seen' collects names across the fields of one signature. Where
 -- 'columns_allowed' (normalizations, matrix products), "column T w = 1" declares a 1-D tensor
 -- along the axis (a matrix product's: along n),
--- optional when it has a default (a literal): { name, type, column = true, default }.
+-- optional when it has a default (a literal): { name, type, column = true, default }. Where
+-- it is "product" (matrix products), "row T s = 1" declares one along m ({ row = true }),
+-- and any array may have a default.
 function M.parse(text, field, scalars_allowed, seen, fail, columns_allowed)
   if type(text) ~= "string" or text:match("^%s*$") then
     fail("'%s' must be a string such as \"T x, T y\", got %s", field, type(text))
@@ -135,13 +137,14 @@ function M.parse(text, field, scalars_allowed, seen, fail, columns_allowed)
   for part in (text .. ","):gmatch("([^,]*),") do
     local words = {}
     for w in part:gmatch("%S+") do words[#words + 1] = w end
-    local scalar, column, default = words[1] == "scalar", words[1] == "column", nil
-    if scalar or column then table.remove(words, 1) end
+    local scalar, column, row, default = words[1] == "scalar", words[1] == "column", words[1] == "row", nil
+    if scalar or column or row then table.remove(words, 1) end
     if column and not columns_allowed then fail("%s: only a normalization's or a matrix product's inputs may be columns ('%s')", field, part) end
-    if column and words[3] == "=" then
+    if row and columns_allowed ~= "product" then fail("%s: only a matrix product's inputs may be rows ('%s')", field, part) end
+    if (column or row or (columns_allowed == "product" and not scalar)) and words[3] == "=" then
       default = words[4]
       if #words ~= 4 or not default:match("^[-+]?%d[%w.+-]*$") then
-        fail("%s: the default of column '%s' must be a number, as in 'column T w = 1'", field, tostring(words[2]))
+        fail("%s: the default of '%s' must be a number, as in 'column T w = 1'", field, tostring(words[2]))
       end
       words[3], words[4] = nil, nil
     end
@@ -161,7 +164,8 @@ function M.parse(text, field, scalars_allowed, seen, fail, columns_allowed)
     end
     if seen[name] then fail("%s: name '%s' is declared twice", field, name) end
     seen[name] = true
-    out[#out + 1] = { name = name, type = tname, scalar = scalar, column = column or nil, default = default }
+    out[#out + 1] = { name = name, type = tname, scalar = scalar, column = column or nil, row = row or nil,
+      default = default }
   end
   return out
 end

@@ -73,7 +73,8 @@ normalization {
 }
 
 -- Matrix products: a linear layer with a column (bias), an epilogue and b given as [n, k];
--- an integer product accumulated in i32.
+-- one with a row (a scale per row) and an addend (a residual), both optional; an integer
+-- product accumulated in i32.
 matmul {
   name = "linear_relu",
   inputs = "T x, T weight, column T bias = 0",
@@ -81,6 +82,15 @@ matmul {
   b_layout = "nk",
   epilogue = "tkh_relu(acc + bias)",
   semantics = "relu(x @ weight^T + bias)",
+}
+
+matmul {
+  name = "scaled_residual",
+  inputs = "T x, T weight, row T scale = 1, T residual = 0",
+  types = { "f32" },
+  b_layout = "nk",
+  epilogue = "scale * acc + residual",
+  semantics = "scale[i] * (x @ weight^T)[i, j] + residual[i, j], the residual broadcast to the output",
 }
 
 matmul {

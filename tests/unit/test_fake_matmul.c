@@ -34,20 +34,23 @@ static int32_t mul_add(int32_t acc, int32_t a, int32_t b)
 }
 
 /* The kernel: every output of the plan (dimension 0 k, 1 n, 2 m, the rest the batch) the
- * sum over k, wrapping, plus the bias (array 2, when the kernel has one and it is given). */
-static int product_plan(const void *const *in, void *const *out, const tkh_plan *p, int bias)
+ * sum over k, wrapping, plus each extra input (arrays 2 .. 1 + extras: a bias, a row, an
+ * addend; 0 where not given), each at its own strides. */
+static int product_plan(const void *const *in, void *const *out, const tkh_plan *p, unsigned extras)
 {
-    const int32_t *a = in[0], *b = in[1], *c = bias ? in[2] : NULL;
-    const unsigned o = bias ? 3 : 2;
+    const int32_t *a = in[0], *b = in[1];
+    const unsigned o = 2 + extras;
     for (int64_t e = 0; e < p->count; ++e) {
-        int64_t off[4] = { 0, 0, 0, 0 }, rest = e / (p->size[1] * p->size[2]);
+        int64_t off[5] = { 0, 0, 0, 0, 0 }, rest = e / (p->size[1] * p->size[2]);
         const int64_t j = e % p->size[1], i = e / p->size[1] % p->size[2];
         for (int d = 3; d < p->ndim; ++d, rest /= p->size[d - 1])
             for (unsigned x = 0; x <= o; ++x)
                 off[x] += rest % p->size[d] * p->stride[x][d];
         for (unsigned x = 0; x <= o; ++x)
             off[x] += i * p->stride[x][2] + j * p->stride[x][1];
-        int32_t s = c ? c[off[2]] : 0;
+        int32_t s = 0;
+        for (unsigned x = 2; x < o; ++x)
+            s = mul_add(s, in[x] ? ((const int32_t *)in[x])[off[x]] : 0, 1);
         for (int64_t kk = 0; kk < p->size[0]; ++kk)
             s = mul_add(s, a[off[0] + kk * p->stride[0][0]], b[off[1] + kk * p->stride[1][0]]);
         ((int32_t *)out[0])[off[o]] = s;
@@ -69,14 +72,22 @@ static int linear_plan(const void *const *in, void *const *out, const void *cons
     return product_plan(in, out, p, 1);
 }
 
-/* The oracle's check, as templates/matmul.c.tpl's for integers: exact. */
-static size_t check_product(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
-    const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
-    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+static int two_extras_plan(const void *const *in, void *const *out, const void *const *scalars, const tkh_plan *p,
+    unsigned grid, unsigned block, void *scratch, void *stream)
 {
-    (void)scalars;
+    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
+    return product_plan(in, out, p, 2);
+}
+
+/* The oracle's check, as templates/matmul.c.tpl's for integers: exact. */
+static size_t check_extras(unsigned extras, const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
+    const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n, size_t k, size_t count,
+    tkh_check_note *note)
+{
     for (size_t j = 0; j < count; ++j) {
-        int32_t s = columns[0] ? ((const int32_t *)columns[0])[(int64_t)j * column_n[0]] : 0;
+        int32_t s = 0;
+        for (unsigned x = 0; x < extras; ++x)
+            s = mul_add(s, columns[x] ? ((const int32_t *)columns[x])[(int64_t)j * column_n[x]] : 0, 1);
         for (size_t i = 0; i < k; ++i)
             s = mul_add(s, ((const int32_t *)a)[(int64_t)i * a_k], ((const int32_t *)b)[(int64_t)i * b_k
                 + (int64_t)j * b_n]);
@@ -87,6 +98,23 @@ static size_t check_product(const void *a, int64_t a_k, const void *b, int64_t b
         }
     }
     return count;
+}
+
+/* For the kernels below of no extra inputs or one (matmul, linear), and of two. */
+static size_t check_product(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
+    const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
+    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+{
+    (void)scalars;
+    return check_extras(1, a, a_k, b, b_k, b_n, columns, column_n, out, out_n, k, count, note);
+}
+
+static size_t check_two(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
+    const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
+    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+{
+    (void)scalars;
+    return check_extras(2, a, a_k, b, b_k, b_n, columns, column_n, out, out_n, k, count, note);
 }
 
 static const tkh_operand ab[] = { { "a", "i32", 4, NULL, 0, 0, NULL }, { "b", "i32", 4, NULL, 0, 0, NULL } };
@@ -105,6 +133,15 @@ static const tkh_operand out_i32[] = { { "out", "i32", 4, "exact", 0, 0, NULL } 
     .check_product = check_product, .b_nk = nk, .projectable = 1, .accumulator = "i32"
 
 static const tkh_kernel_info matmul = { PRODUCT("matmul", 2, ab, matmul_plan, 0) };
+/* a @ b + r + c: r a row along m (optional), c an addend broadcast to the output */
+static const tkh_operand abrc[] = { { "a", "i32", 4, NULL, 0, 0, NULL, NULL }, { "b", "i32", 4, NULL, 0, 0, NULL, NULL },
+    { "r", "i32", 4, NULL, 0, 0, "0", "m" }, { "c", "i32", 4, NULL, 0, 0, NULL, "mn" } };
+static const tkh_kernel_info gemm = { PRODUCT("gemm", 4, abrc, two_extras_plan, 0), .check_product = check_two,
+    .projectable = 0 };
+/* a @ b + c, c an addend (a residual): projectable */
+static const tkh_operand abc[] = { { "a", "i32", 4, NULL, 0, 0, NULL, NULL }, { "b", "i32", 4, NULL, 0, 0, NULL, NULL },
+    { "c", "i32", 4, NULL, 0, 0, NULL, "mn" } };
+static const tkh_kernel_info residual = { PRODUCT("residual", 3, abc, linear_plan, 0) };
 /* linear: x @ weight^T + bias, weight [n, k], bias optional */
 static const tkh_kernel_info linear = { PRODUCT("linear", 3, xwb, linear_plan, 1) };
 
@@ -541,6 +578,90 @@ static void test_projected_check(void **state)
     tkh_context_destroy(ctx);
 }
 
+/* Extra inputs of every extent: a row along m and an addend broadcast to the output (from
+ * [n], from [batch, 1, n], and whole at permuted strides), the row left out for its
+ * default, the flat call, shapes refused with their messages, and an addend under the
+ * projected check; each output against a plain loop. */
+static void expect_gemm(const char *what, const int32_t *a, const int32_t *b, const int32_t *r, const int32_t *c,
+    const int64_t *c_at, const int32_t *out)
+{
+    for (int64_t bt = 0; bt < 2; ++bt)
+        for (int64_t i = 0; i < 3; ++i)
+            for (int64_t j = 0; j < 5; ++j) {
+                int32_t want = mul_add(r ? r[i] : 0, c[c_at[0] * bt + c_at[1] * i + c_at[2] * j], 1);
+                for (int64_t q = 0; q < 4; ++q)
+                    want = mul_add(want, a[bt * 12 + i * 4 + q], b[q * 5 + j]);
+                if (out[bt * 15 + i * 5 + j] != want)
+                    fail_msg("c %s: output (%" PRId64 ", %" PRId64 ", %" PRId64 ") is %d, expected %d", what, bt, i, j,
+                        (int)out[bt * 15 + i * 5 + j], (int)want);
+            }
+}
+
+static void test_extra_inputs(void **state)
+{
+    tkh_context *ctx = context(state);
+    int32_t a[24], b[20], r[3], c[31], out[30];
+    uint64_t s = 77;
+    for (int i = 0; i < 24; ++i)
+        a[i] = (int32_t)(tkhi_splitmix64(&s) % 201) - 100;
+    for (int i = 0; i < 20; ++i)
+        b[i] = (int32_t)(tkhi_splitmix64(&s) % 201) - 100;
+    for (int i = 0; i < 31; ++i)
+        c[i] = (int32_t)(tkhi_splitmix64(&s) % 2001) - 1000;
+    r[0] = 1000000, r[1] = -7, r[2] = 4;
+    tensor ta, tb, tr, tc, to;
+    const int64_t sa[3] = { 2, 3, 4 }, sb[2] = { 4, 5 }, sr[1] = { 3 }, so[3] = { 2, 3, 5 };
+    const int64_t s5[1] = { 5 }, s215[3] = { 2, 1, 5 }, c_strides[3] = { 1, 10, 2 };
+    tkh_report rep;
+    struct { int ndim; const int64_t *shape, *strides, at[3]; const char *what; } cases[] = {
+        { 1, s5, NULL, { 0, 0, 1 }, "[5], broadcast over the batch and m" },
+        { 3, s215, NULL, { 5, 0, 1 }, "[2, 1, 5], broadcast over m" },
+        { 3, so, c_strides, { 1, 10, 2 }, "[2, 3, 5] at strides (1, 10, 2)" },
+    };
+    for (size_t x = 0; x < sizeof cases / sizeof cases[0]; ++x) {
+        const DLTensor *in[4] = { make(&ta, a, 3, sa, NULL), make(&tb, b, 2, sb, NULL), make(&tr, r, 1, sr, NULL),
+            make(&tc, c, cases[x].ndim, cases[x].shape, cases[x].strides) }, *outs[1] = { make(&to, out, 3, so, NULL) };
+        const tkh_tensor_args args = { in, 4, outs, 1, NULL, 0, NULL, 0, 0, NULL };
+        memset(out, 0, sizeof out);
+        ok(tkh_tensor_call(ctx, &gemm, &args, &rep));
+        expect_gemm(cases[x].what, a, b, r, c, cases[x].at, out);
+        in[2] = NULL; /* the row left out: its default, 0 */
+        memset(out, 0, sizeof out);
+        ok(tkh_tensor_call(ctx, &gemm, &args, &rep));
+        expect_gemm(cases[x].what, a, b, NULL, c, cases[x].at, out);
+    }
+    /* refused: a row of the wrong length, an addend that does not broadcast */
+    const int64_t sr4[1] = { 4 }, s34[2] = { 3, 4 };
+    const DLTensor *in[4] = { make(&ta, a, 3, sa, NULL), make(&tb, b, 2, sb, NULL), make(&tr, r, 1, sr4, NULL),
+        make(&tc, c, 1, s5, NULL) }, *outs[1] = { make(&to, out, 3, so, NULL) };
+    const tkh_tensor_args args = { in, 4, outs, 1, NULL, 0, NULL, 0, 0, NULL };
+    expect(tkh_tensor_call(ctx, &gemm, &args, NULL), TKH_ERR_INVALID_ARGUMENT, "has shape [4]: expected [3], a row along m");
+    make(&tr, r, 1, sr, NULL);
+    make(&tc, c, 2, s34, NULL);
+    expect(tkh_tensor_call(ctx, &gemm, &args, NULL), TKH_ERR_INVALID_ARGUMENT,
+        "has shape [3, 4]: expected one that broadcasts to the output's [2, 3, 5]");
+    /* the flat call: the first batch, r m elements, c m x n */
+    const void *flat_in[4] = { a, b, r, c };
+    void *flat_out[1] = { out };
+    const tkh_args flat = { flat_in, 4, flat_out, 1, NULL, 0 };
+    memset(out, 0, sizeof out);
+    ok(tkh_product_call(ctx, &gemm, &flat, 3, 5, 4, &rep));
+    memcpy(out + 15, out, 15 * sizeof out[0]); /* the second batch as the first: compared below */
+    memcpy(a + 12, a, 12 * sizeof a[0]);
+    expect_gemm("m x n, flat", a, b, r, c, (const int64_t[]){ 0, 5, 1 }, out);
+    /* an addend under the projected check: every output by projection; a wrong one caught */
+    const tkh_oracle_policy projected = { TKH_ORACLE_PROJECTED, 0, 5 };
+    ok(tkh_context_set_oracle(ctx, &projected));
+    const DLTensor *in3[3] = { make(&ta, a, 3, sa, NULL), make(&tb, b, 2, sb, NULL), make(&tc, c, 3, so, c_strides) };
+    const tkh_tensor_args args3 = { in3, 3, outs, 1, NULL, 0, NULL, 0, 0, NULL };
+    ok(tkh_tensor_call(ctx, &residual, &args3, &rep));
+    assert_int_equal(rep.oracle_projected, 30);
+    assert_int_equal(tkh_context_corrupt_next_output(ctx, 22, 3), TKH_OK);
+    expect(tkh_tensor_call(ctx, &residual, &args3, NULL), TKH_ERR_ORACLE_MISMATCH,
+        "residual_i32: element [1, 1, 2] of [2, 3, 5] differs from the CPU oracle");
+    tkh_context_destroy(ctx);
+}
+
 /* The projected check catches what it claims: one output changed by flipping each of its
  * bits in turn, over many seeds (the inputs' and the weights'): every change past the stated
  * threshold is caught, and for integers every change at all; the share of smaller float
@@ -625,6 +746,8 @@ int main(void)
         cmocka_unit_test(test_projected_check),
         cmocka_unit_test_prestate(test_projected_check, &small_pieces),
         cmocka_unit_test(test_projection_detection),
+        cmocka_unit_test(test_extra_inputs),
+        cmocka_unit_test_prestate(test_extra_inputs, &small_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

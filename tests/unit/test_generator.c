@@ -318,6 +318,28 @@ static void expressions_reject_what_no_bound_follows(void **state)
     expect_error(*state, EXPR_ENV "return bound('x 1')", "unexpected '1' after a whole expression");
 }
 
+#define MM_OPS(fields) "ops([[\nmatmul { name = 'g', semantics = 's', types = { 'f32' }, " fields " }\n]])"
+
+/* A matrix product's extra inputs: columns, rows and addends with their extents and
+ * defaults; projectable where the epilogue adds one of them to the sum; refusals. */
+static void ops_products_declare_extra_inputs(void **state)
+{
+    expect_text(*state,
+        KERNEL_OF(MM_OPS("inputs = 'T a, T b, column T bias = 0, row T s = 1, T c, scalar ACC beta', "
+            "epilogue = 's * acc + bias + beta * c'"),
+            "k.extras[1].extent .. k.extras[2].extent .. k.extras[3].extent .. ' ' .. tostring(k.extras[3].default) "
+            ".. ' ' .. #k.inputs .. #k.scalars .. tostring(k.projectable)"),
+        "nmmn nil 51false");
+    expect_text(*state, KERNEL_OF(MM_OPS("inputs = 'T a, T b, T residual = 0', epilogue = '(residual + acc)'"),
+        "tostring(k.projectable) .. ' ' .. k.extras[1].default"), "true 0");
+    expect_error(*state, MM_OPS("inputs = 'T a, row T b'"), "the first two inputs are the operands a and b");
+    expect_error(*state, MM_OPS("inputs = 'T a, T b, row T s = x'"), "the default of 's' must be a number");
+    expect_error(*state, "ops([[\nmatmul { name = 'g', semantics = 's', types = { 'i8' }, inputs = 'T a, T b, T c' }\n]])",
+        "integer matrix products take no epilogue, extra inputs or scalars");
+    expect_error(*state, SIG("inputs = 'T x, row T w', outputs = 'T y', types = { 'f32' }, compute = 'x'"),
+        "only a matrix product's inputs may be rows");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -330,7 +352,7 @@ int main(void)
         T(ops_filter_types), T(ops_declare_signatures), T(ops_reject_bad_signatures),
         T(expressions_carry_error_bounds), T(expressions_reject_what_no_bound_follows),
         T(expressions_rewrite_a_subexpression), T(ops_reductions_declare_an_identity_or_a_start),
-        T(ops_compare_takes_an_absolute_floor),
+        T(ops_compare_takes_an_absolute_floor), T(ops_products_declare_extra_inputs),
     };
     return cmocka_run_group_tests_name("generator", tests, NULL, NULL);
 }

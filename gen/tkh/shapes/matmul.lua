@@ -29,22 +29,27 @@ local function default_accumulator(t)
   return t.name
 end
 
+-- How each input after a and b lies against the output [..., m, n]: a column [n] (a bias),
+-- a row [m] (a scale per row), or an addend shaped like the output (broadcast to it, as
+-- NumPy broadcasts: a residual, beta's c).
+local function extent(a)
+  return a.column and "n" or a.row and "m" or "mn"
+end
+
 -- The kernels of one matrix-product declaration: two operands a and b (the first two
--- inputs), optional columns (1-D along n, a bias; absent: their default), scalars, and an
--- epilogue over the accumulator 'acc' and those, evaluated in the accumulator's type and
--- stored in the output's.
+-- inputs), then its extras, inputs the epilogue reads at each output (columns, rows and
+-- addends; one declared with a default may be absent), scalars, and an epilogue over the
+-- accumulator 'acc' and those, evaluated in the accumulator's type and stored in the
+-- output's.
 function M.kernels(def, op, fail, filter)
   local seen = {}
-  local args = signature.parse(def.inputs or "T a, T b", "inputs", true, seen, fail, true)
+  local args = signature.parse(def.inputs or "T a, T b", "inputs", true, seen, fail, "product")
   local outputs = signature.parse(def.outputs or "OUT out", "outputs", false, seen, fail)
   if #outputs ~= 1 then fail("outputs: a matrix product writes one output, got %d", #outputs) end
-  if #args < 2 or args[1].scalar or args[1].column or args[2].scalar or args[2].column then
-    fail("inputs: the first two inputs are the operands a and b (\"T a, T b\"); columns and scalars come after")
-  end
-  for i = 3, #args do
-    if not args[i].scalar and not args[i].column then
-      fail("inputs: '%s' must be a column (1-D along n, as a bias: \"column T bias = 0\") or a scalar", args[i].name)
-    end
+  if #args < 2 or args[1].scalar or args[1].column or args[1].row or args[1].default or args[2].scalar
+    or args[2].column or args[2].row or args[2].default then
+    fail("inputs: the first two inputs are the operands a and b (\"T a, T b\", no defaults); columns, rows, "
+      .. "addends and scalars come after")
   end
   if args[1].type ~= "T" or args[2].type ~= "T" then fail("inputs: the operands a and b are of type T") end
   for _, a in ipairs(args) do
@@ -63,7 +68,7 @@ function M.kernels(def, op, fail, filter)
     if type(def[field]) == "table" then check_keys(def[field], field, fail) end
   end
   op.arity = 2
-  for i = 3, #args do if args[i].column then op.arity = op.arity + 1 end end
+  for i = 3, #args do if not args[i].scalar then op.arity = op.arity + 1 end end
   local kernels = {}
   for _, tname in ipairs(expand_types(def.types, fail)) do
     local t = types.by_name[tname]
@@ -85,16 +90,19 @@ function M.kernels(def, op, fail, filter)
       local x = types.by_name[o.type == "T" and tname or o.type == "ACC" and acc.name or o.type == "OUT"
         and out_type.name or o.type]
       if not x then fail("inputs: unknown type '%s' for '%s' (T, ACC, OUT or a type name)", o.type, o.name) end
-      return { name = o.name, type = x, scalar = o.scalar, column = o.column, default = o.default, param = o.param }
+      return { name = o.name, type = x, scalar = o.scalar, default = o.default, param = o.param }
     end
     local k = { op = op, type = t, label = tname, binding = { T = tname }, acc = acc, out_type = out_type,
-                args = {}, inputs = {}, columns = {}, scalars = {}, b_layout = layout,
+                args = {}, inputs = {}, extras = {}, scalars = {}, b_layout = layout,
                 degradations = per_type_list(def.degradations, "degradations", tname, fail) }
-    for _, a in ipairs(args) do
+    for i, a in ipairs(args) do
       local x = typed(a)
       k.args[#k.args + 1] = x
       if x.scalar then k.scalars[#k.scalars + 1] = x else k.inputs[#k.inputs + 1] = x end
-      if x.column then k.columns[#k.columns + 1] = x end
+      if i > 2 and not x.scalar then
+        x.extent = extent(a)
+        k.extras[#k.extras + 1] = x
+      end
     end
     k.outputs = { typed(outputs[1]) }
     k.outputs[1].compare = t.domain == "float" and "bound" or "exact"
@@ -115,8 +123,8 @@ function M.kernels(def, op, fail, filter)
     if t.domain == "integer" then
       -- Exact outputs: the sum is exact modulo 2^bits on both sides; an epilogue would need
       -- a bound of its own.
-      if k.epilogue ~= "acc" or #k.columns > 0 or #k.scalars > 0 then
-        fail("integer matrix products take no epilogue, columns or scalars (compared exactly), for %s", tname)
+      if k.epilogue ~= "acc" or #k.extras > 0 or #k.scalars > 0 then
+        fail("integer matrix products take no epilogue, extra inputs or scalars (compared exactly), for %s", tname)
       end
     else
       local ok, err = pcall(function()
@@ -129,12 +137,12 @@ function M.kernels(def, op, fail, filter)
       k.epilogue_tree = err
     end
     -- Checkable by projections (TKH_ORACLE_PROJECTED): the output is the sum, or the sum
-    -- plus the one column, with no scalars (the check adds the column's projection).
+    -- plus its one extra input, with no scalars (the check adds that input's projection).
     local e = k.epilogue:gsub("%s", "")
     while e:match("^%(.*%)$") do e = e:sub(2, -2) end
-    local col = e:match("^acc%+([%a_][%w_]*)$") or e:match("^([%a_][%w_]*)%+acc$")
-    k.projectable = #k.scalars == 0 and ((e == "acc" and #k.columns == 0)
-      or (col ~= nil and #k.columns == 1 and k.columns[1].name == col))
+    local plus = e:match("^acc%+([%a_][%w_]*)$") or e:match("^([%a_][%w_]*)%+acc$")
+    k.projectable = #k.scalars == 0 and ((e == "acc" and #k.extras == 0)
+      or (plus ~= nil and #k.extras == 1 and k.extras[1].name == plus))
     keep_kernel(kernels, k, op, def, tname, filter)
   end
   return kernels

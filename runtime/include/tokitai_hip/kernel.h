@@ -89,10 +89,11 @@ typedef size_t (*tkh_row_check_fn)(const void *const *inputs, const void *output
 
 /* A matrix product's check of 'count' outputs along one row of the product (docs/matmul.md):
  * output j lies at out[j * out_n] and is compared with the epilogue of the sum over i < k
- * of a[i * a_k] * b[i * b_k + j * b_n], with column c's element at columns[c][j *
- * column_n[c]] (columns[c] NULL: its default), under the oracle's bound on the device's
- * accumulation of k products. Returns the first output outside the bound (what differed in
- * note->detail) or count; note->worst rises to the largest share of the bound used. */
+ * of a[i * a_k] * b[i * b_k + j * b_n], with extra input c's element (a column's, a row's
+ * or an addend's, at the row's start) at columns[c][j * column_n[c]] (columns[c] NULL: its
+ * default), under the oracle's bound on the device's accumulation of k products. Returns
+ * the first output outside the bound (what differed in note->detail) or count; note->worst
+ * rises to the largest share of the bound used, worst_index (within the run) where. */
 typedef size_t (*tkh_product_check_fn)(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
     const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
     const void *const *scalars, size_t k, size_t count, tkh_check_note *note);
@@ -110,6 +111,10 @@ typedef struct tkh_operand {
     const char *default_value;        /* inputs that may be absent (NULL: a normalization's
                                          column with a default): the value taken instead,
                                          as declared ("1"); NULL for required operands */
+    const char *extent;               /* a matrix product's inputs after a and b: "n" (a
+                                         column, [n]), "m" (a row, [m]) or "mn" (an addend
+                                         broadcast to the output [..., m, n]); NULL
+                                         otherwise (a registry from before: "n") */
 } tkh_operand;
 
 /* One generated kernel and its contract. Lists are NULL-terminated. */
@@ -167,8 +172,8 @@ typedef struct tkh_kernel_info {
     int b_nk;                         /* matrix products: 1 when b lies [..., n, k] (linear's
                                          weight: out = a @ b^T), 0 for [..., k, n] */
     int projectable;                  /* matrix products whose output is the sum, or the sum
-                                         plus its one column (a bias): checkable under
-                                         TKH_ORACLE_PROJECTED; 0 otherwise */
+                                         plus its one extra input (a bias, a residual):
+                                         checkable under TKH_ORACLE_PROJECTED; 0 otherwise */
     const char *accumulator;          /* matrix products: the sum's type ("f32"); NULL otherwise */
 } tkh_kernel_info;
 
@@ -234,7 +239,7 @@ TKH_API tkh_status tkh_kernel_launch(tkh_context *ctx, const tkh_kernel_info *ke
 
 /* A matrix product's flat call (docs/matmul.md): a is m x k, b is k x n (n x k for a kernel
  * whose b_nk, linear's weight), the output m x n, all dense and row-major on the host; each
- * column input n elements, or NULL for its default. It runs as tkh_tensor_call runs these
+ * column input n elements, each row input m, each addend m x n, or NULL for its default. It runs as tkh_tensor_call runs these
  * as 2-D tensors: the host path, checked under the context's policy. 'report' may be NULL.
  * Fails as tkh_tensor_call does, and with TKH_ERR_INVALID_ARGUMENT for a kernel that is not
  * a matrix product, TKH_ERR_SIZE_OVERFLOW for a size past INT64_MAX. A matrix product's

@@ -65,19 +65,19 @@ tkh_status tkhi_product_call(const char *fn, tkh_context *ctx, const tkh_kernel_
         tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, k, m * n);
         return tkhi_report_end(report, st, start);
     }
-    /* a m x k, b k x n (n x k), out m x n, columns n: compact row-major tensors */
+    /* a m x k, b k x n (n x k), out m x n, columns n, rows m, addends m x n: compact
+     * row-major tensors */
     const int64_t a_shape[2] = { (int64_t)m, (int64_t)kk }, out_shape[2] = { (int64_t)m, (int64_t)n };
     const int64_t b_shape[2] = { k->b_nk ? (int64_t)n : (int64_t)kk, k->b_nk ? (int64_t)kk : (int64_t)n };
-    const int64_t *shapes[3] = { a_shape, b_shape, out_shape };
     const DLDevice dev = { on_device ? tkhi_device_type(ctx) : kDLCPU, on_device ? ctx->device.selected : 0 };
     DLTensor t[TKH_MAX_ARRAYS];
     const DLTensor *in[TKH_MAX_INPUTS], *out[1];
     for (unsigned a = 0; a <= k->arity; ++a) {
         const tkh_operand *o = a < k->arity ? &k->inputs[a] : &k->outputs[0];
         void *data = a < k->arity ? (void *)args->inputs[a] : args->outputs[0];
-        const int column = a >= 2 && a < k->arity;
-        t[a] = (DLTensor){ data, dev, column ? 1 : 2, { 0, 0, 1 },
-            (int64_t *)(column ? &out_shape[1] : shapes[a < 2 ? a : 2]), NULL, 0 };
+        const char *extent = a >= 2 && a < k->arity ? (o->extent != NULL ? o->extent : "n") : "mn";
+        const int64_t *shape = a == 0 ? a_shape : a == 1 ? b_shape : extent[0] == 'n' ? &out_shape[1] : out_shape;
+        t[a] = (DLTensor){ data, dev, extent[1] == 'n' || a < 2 ? 2 : 1, { 0, 0, 1 }, (int64_t *)shape, NULL, 0 };
         tkh_dlpack_dtype(o->type, &t[a].dtype);
         if (a < k->arity)
             in[a] = data == NULL && o->default_value != NULL ? NULL : &t[a]; /* not given: its default */

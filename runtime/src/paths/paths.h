@@ -15,8 +15,9 @@ TKH_HIDDEN tkh_status tkhi_flat_call(const char *fn, tkh_context *ctx, const tkh
     const tkh_args *args, size_t n, int on_device, tkh_stream stream, tkh_report *report, double start);
 
 /* A matrix product's flat call (tkh_product_call, _enqueue): a m x k, b k x n (n x k where
- * the kernel's b_nk), out m x n, compact and row-major, columns n elements (NULL: their
- * default), as tensors on the host or the device. Fails as tkh_product_call does. */
+ * the kernel's b_nk), out m x n, compact and row-major, columns n elements, rows m, addends
+ * m x n (NULL: their default), as tensors on the host or the device. Fails as
+ * tkh_product_call does. */
 TKH_HIDDEN tkh_status tkhi_product_call(const char *fn, tkh_context *ctx, const tkh_kernel_info *k,
     const tkh_args *args, size_t m, size_t n, size_t kk, int on_device, tkh_stream stream, tkh_report *report,
     double start);

@@ -36,6 +36,58 @@ static operand_view view_of(const DLTensor *t, const int64_t *stride, int is_col
     return v;
 }
 
+/* Array x's strides along the plan's n, m and batch, from 'aligned': its stride along each
+ * dimension of the output's shape (ndim of them; 0 where it broadcasts), as the output's
+ * lie: its batch, then m unless a is 1-D, then n unless b is 1-D. */
+static void along_output(tkh_plan *p, unsigned x, const int64_t *aligned, int ndim, int batch, int a_2d, int b_2d)
+{
+    p->stride[x][N_DIM] = b_2d ? aligned[ndim - 1] : 0;
+    p->stride[x][M_DIM] = a_2d ? aligned[ndim - 1 - b_2d] : 0;
+    for (int d = 0; d < batch; ++d) /* innermost first */
+        p->stride[x][BATCH_DIM + d] = aligned[batch - 1 - d];
+}
+
+/* Extra input x (a column [n], a row [m], or an addend broadcast to the output's shape
+ * 'want') placed along the plan; its shape checked. */
+static tkh_status place_extra(const char *fn, tkhi_call *c, unsigned x, const int64_t *stride, const int64_t *want,
+    int want_ndim, int batch, int a_2d, int b_2d)
+{
+    const tkh_kernel_info *k = c->kernel;
+    const DLTensor *t = c->tensor[x];
+    tkh_plan *p = &c->plan;
+    const char *extent = k->inputs[x].extent != NULL ? k->inputs[x].extent : "n";
+    char name[80], s1[200], s2[200];
+    if (c->absent[x])
+        return TKH_OK; /* its default: strides 0 */
+    if (strcmp(extent, "mn") != 0) { /* 1-D along n or m */
+        const int along_n = extent[0] == 'n';
+        const int64_t size = along_n ? p->size[N_DIM] : p->size[M_DIM];
+        if (t->ndim == 1 && t->shape[0] == size) {
+            p->stride[x][along_n ? N_DIM : M_DIM] = stride[0];
+            return TKH_OK;
+        }
+        tkhi_operand_of(c, x, name, sizeof name);
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected [%" PRId64 "], a %s along %s",
+            fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim, t->shape), size, along_n ? "column" : "row",
+            along_n ? "n" : "m");
+    }
+    int64_t aligned[TKH_MAX_DIMS] = { 0 };
+    int fits = t->ndim <= want_ndim;
+    for (int d = 0; d < t->ndim && fits; ++d) {
+        const int od = d + want_ndim - t->ndim;
+        fits = t->shape[d] == want[od] || t->shape[d] == 1;
+        aligned[od] = t->shape[d] == 1 ? 0 : stride[d];
+    }
+    if (!fits) {
+        tkhi_operand_of(c, x, name, sizeof name);
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected one that broadcasts to the "
+            "output's %s", fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim, t->shape),
+            tkhi_format_dims(s2, sizeof s2, want_ndim, want));
+    }
+    along_output(p, x, aligned, want_ndim, batch, a_2d, b_2d);
+    return TKH_OK;
+}
+
 static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args, int64_t (*stride)[TKH_MAX_DIMS])
 {
     const tkh_kernel_info *k = c->kernel;
@@ -94,14 +146,6 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
             tkhi_format_dims(s1, sizeof s1, o->ndim, o->shape), tkhi_format_dims(s2, sizeof s2, want_ndim, want),
             k->inputs[0].name, k->inputs[1].name);
     }
-    for (unsigned x = 2; x < k->arity; ++x) {
-        const DLTensor *t = c->tensor[x];
-        if (c->absent[x] || (t->ndim == 1 && t->shape[0] == n))
-            continue;
-        tkhi_operand_of(c, x, name, sizeof name);
-        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected [%" PRId64 "], a column "
-            "along n", fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim, t->shape), n);
-    }
     c->ndim = want_ndim;
     memcpy(c->shape, want, sizeof(int64_t) * (size_t)want_ndim);
     tkh_plan *p = &c->plan;
@@ -112,10 +156,7 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
     p->stride[0][M_DIM] = va.row_stride;
     p->stride[1][K_DIM] = vb.row_stride;
     p->stride[1][N_DIM] = vb.col_stride;
-    for (unsigned x = 2; x < k->arity; ++x)
-        p->stride[x][N_DIM] = c->absent[x] ? 0 : stride[x][0];
-    p->stride[out][N_DIM] = b->ndim > 1 ? stride[out][o->ndim - 1] : 0;
-    p->stride[out][M_DIM] = a->ndim > 1 ? stride[out][o->ndim - 1 - (b->ndim > 1)] : 0;
+    along_output(p, out, stride[out], want_ndim, batch, a->ndim > 1, b->ndim > 1);
     p->count = n * m;
     for (int d = 0; d < batch; ++d) { /* innermost first */
         const int from_end = batch - 1 - d, pd = BATCH_DIM + d;
@@ -124,7 +165,11 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
         p->count *= want[from_end];
         p->stride[0][pd] = da >= 0 && a->shape[da] != 1 ? stride[0][da] : 0;
         p->stride[1][pd] = db >= 0 && b->shape[db] != 1 ? stride[1][db] : 0;
-        p->stride[out][pd] = stride[out][from_end];
+    }
+    for (unsigned x = 2; x < k->arity; ++x) {
+        const tkh_status st = place_extra(fn, c, x, stride[x], want, want_ndim, batch, a->ndim > 1, b->ndim > 1);
+        if (st != TKH_OK)
+            return st;
     }
     p->reduce_count = kk;
     p->reduced = 1;

@@ -1,9 +1,9 @@
 /* The projected check of matrix products (TKH_ORACLE_PROJECTED, docs/matmul.md). Each row's
  * outputs are summed over blocks of BLOCK columns with weights w_j (floats: random signs;
  * integers: random odd numbers, modulo 2^bits) and compared with the same sum worked out
- * from the inputs, sum over q of a[i, q] y[q] (plus the bias's weighted sum), where
- * y[q] = sum over the block of w_j b[q, j] is made once a call for every block and batch,
- * on the crew. That is O(k) a block of a row instead of O(k) an output, and the sums of one
+ * from the inputs, sum over q of a[i, q] y[q] (plus the weighted sum of the one extra input:
+ * a bias, a row or an addend), where y[q] = sum over the block of w_j b[q, j] is made once a
+ * call for every block and batch, on the crew. That is O(k) a block of a row instead of O(k) an output, and the sums of one
  * row's blocks run side by side (vectorized). Floats agree within the sum of the block's
  * outputs' bounds (as the full check's, summed in |a| z, z the block's sums of |b|) plus the
  * host's own rounding in double; a block that does not, or that a range cuts, is recomputed
@@ -30,7 +30,7 @@ typedef struct block_sums {
     int8_t *sign;                /* floats: column j's */
     uint64_t *weight;            /* integers: column j's, odd */
     double u_acc, tiny_acc, u_out, tiny_out;
-    const tkh_scalar_type *ta, *tb, *tout, *tcol;
+    const tkh_scalar_type *ta, *tb, *tout, *textra; /* textra: the one extra input's */
 } block_sums;
 
 static void release(void *state)
@@ -128,13 +128,13 @@ tkh_status tkhi_matmul_project_begin(const tkhi_call *c, tkhi_oracle *o, unsigne
     *pr = (block_sums){ .k = kk, .n = n, .m = m, .batches = batches, .blocks = blocks,
         .ta = tkh_scalar_type_find(k->inputs[0].type), .tb = tkh_scalar_type_find(k->inputs[1].type),
         .tout = tkh_scalar_type_find(k->outputs[0].type),
-        .tcol = k->arity > 2 ? tkh_scalar_type_find(k->inputs[2].type) : NULL };
+        .textra = k->arity > 2 ? tkh_scalar_type_find(k->inputs[2].type) : NULL };
     pr->integer = pr->ta != NULL && pr->ta->to_double == NULL;
     const size_t per = pr->integer ? sizeof(uint64_t) : 2 * sizeof(double);
     const double entries = (double)batches * (double)blocks * (double)kk;
     if (acc == NULL || pr->ta == NULL || pr->tb == NULL || pr->tout == NULL || entries * (double)per > (double)MOST_BYTES
-        || pr->integer != (pr->tout->to_double == NULL) || (k->arity > 2 && pr->tcol == NULL)
-        || (pr->tcol != NULL && pr->integer != (pr->tcol->to_double == NULL))) {
+        || pr->integer != (pr->tout->to_double == NULL) || (k->arity > 2 && pr->textra == NULL)
+        || (pr->textra != NULL && pr->integer != (pr->textra->to_double == NULL))) {
         free(pr); /* checked as under full */
         return TKH_OK;
     }
@@ -224,13 +224,13 @@ static int block_agrees(const row_at *ra, const block_sums *pr, int64_t j0, int6
 {
     const tkhi_call *c = ra->c;
     const unsigned out = c->kernel->arity;
-    const int col = out > 2 && !c->absent[2];
+    const int extra = out > 2 && !c->absent[2];
     if (pr->integer) {
         uint64_t lhs = 0;
         for (int64_t j = j0; j < j1; ++j) {
             lhs += pr->weight[j] * whole(pr->tout, at_column(ra, out, j));
-            if (col)
-                rhs_i += pr->weight[j] * whole(pr->tcol, at_column(ra, 2, j));
+            if (extra)
+                rhs_i += pr->weight[j] * whole(pr->textra, at_column(ra, 2, j));
         }
         return ((lhs - rhs_i) & pr->mask) == 0;
     }
@@ -239,14 +239,14 @@ static int block_agrees(const row_at *ra, const block_sums *pr, int64_t j0, int6
         const double v = real(pr->tout, at_column(ra, out, j));
         lhs += pr->sign[j] * v;
         sabs += fabs(v);
-        if (col) {
-            const double b = real(pr->tcol, at_column(ra, 2, j));
+        if (extra) {
+            const double b = real(pr->textra, at_column(ra, 2, j));
             rhs += pr->sign[j] * b;
             cabs += fabs(b);
         }
     }
     /* the full check's bound of each output, summed: k additions in the accumulator at
-     * twice its unit roundoff, underflow, the bias's addition and the output's rounding;
+     * twice its unit roundoff, underflow, the extra input's addition and the output's rounding;
      * then this host's own sums in double (y and z: BLOCK terms, these: k and BLOCK), and
      * mag's own rounding, with room */
     const double w = (double)(j1 - j0), steps = 2 * (double)pr->k + 2, g = steps * 2 * pr->u_acc;

@@ -17,8 +17,8 @@ TKH_HIDDEN size_t tkhi_check_add_i32(const void *const *, const void *const *, c
 static const char *const add_i32_obligations[] = { "lhs, rhs and out are dense i32 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_i32_degradations[] = { "integer overflow wraps instead of trapping", NULL };
 static const char *const add_i32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand add_i32_inputs[] = { { "lhs", "i32", sizeof(int32_t), NULL, 0, 0, NULL }, { "rhs", "i32", sizeof(int32_t), NULL, 0, 0, NULL } };
-static const tkh_operand add_i32_outputs[] = { { "out", "i32", sizeof(int32_t), "exact", 0, 0, NULL } };
+static const tkh_operand add_i32_inputs[] = { { "lhs", "i32", sizeof(int32_t), NULL, 0, 0, NULL, NULL }, { "rhs", "i32", sizeof(int32_t), NULL, 0, 0, NULL, NULL } };
+static const tkh_operand add_i32_outputs[] = { { "out", "i32", sizeof(int32_t), "exact", 0, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_i32 = {
     .catalog = "core",
     .op = "add",
@@ -67,8 +67,8 @@ TKH_HIDDEN size_t tkhi_check_add_f16(const void *const *, const void *const *, c
 static const char *const add_f16_obligations[] = { "lhs, rhs and out are dense f16 buffers of n elements each", "the kernel indexes lhs, rhs and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const add_f16_degradations[] = { NULL };
 static const char *const add_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand add_f16_inputs[] = { { "lhs", "f16", sizeof(uint16_t), NULL, 0, 0, NULL }, { "rhs", "f16", sizeof(uint16_t), NULL, 0, 0, NULL } };
-static const tkh_operand add_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "exact", 0, 0, NULL } };
+static const tkh_operand add_f16_inputs[] = { { "lhs", "f16", sizeof(uint16_t), NULL, 0, 0, NULL, NULL }, { "rhs", "f16", sizeof(uint16_t), NULL, 0, 0, NULL, NULL } };
+static const tkh_operand add_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "exact", 0, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_add_f16 = {
     .catalog = "core",
     .op = "add",
@@ -117,8 +117,8 @@ TKH_HIDDEN size_t tkhi_check_neg_i8(const void *const *, const void *const *, co
 static const char *const neg_i8_obligations[] = { "in and out are dense i8 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const neg_i8_degradations[] = { NULL };
 static const char *const neg_i8_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand neg_i8_inputs[] = { { "in", "i8", sizeof(int8_t), NULL, 0, 0, NULL } };
-static const tkh_operand neg_i8_outputs[] = { { "out", "i8", sizeof(int8_t), "exact", 0, 0, NULL } };
+static const tkh_operand neg_i8_inputs[] = { { "in", "i8", sizeof(int8_t), NULL, 0, 0, NULL, NULL } };
+static const tkh_operand neg_i8_outputs[] = { { "out", "i8", sizeof(int8_t), "exact", 0, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_neg_i8 = {
     .catalog = "core",
     .op = "neg",
@@ -170,8 +170,8 @@ TKH_HIDDEN int tkhi_check_sum_f32_finish(const tkh_fold *, const void *const *, 
 static const char *const sum_f32_obligations[] = { "in is a dense f32 buffer of n elements; out (f32) holds one element", "the kernel reads every element of in once", "over tensors: each output folds the elements of the reduced axes along one plan of the input's strides, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const sum_f32_degradations[] = { NULL };
 static const char *const sum_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand sum_f32_inputs[] = { { "in", "f32", sizeof(float), NULL, 0, 0, NULL } };
-static const tkh_operand sum_f32_outputs[] = { { "out", "f32", sizeof(float), "sum_bound", 0, 0, NULL } };
+static const tkh_operand sum_f32_inputs[] = { { "in", "f32", sizeof(float), NULL, 0, 0, NULL, NULL } };
+static const tkh_operand sum_f32_outputs[] = { { "out", "f32", sizeof(float), "sum_bound", 0, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_sum_f32 = {
     .catalog = "core",
     .op = "sum",
@@ -223,8 +223,8 @@ TKH_HIDDEN size_t tkhi_check_softsign_bf16(const void *const *, const void *cons
 static const char *const softsign_bf16_obligations[] = { "in and out are dense bf16 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_bf16_degradations[] = { NULL };
 static const char *const softsign_bf16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand softsign_bf16_inputs[] = { { "in", "bf16", sizeof(uint16_t), NULL, 0, 0, NULL } };
-static const tkh_operand softsign_bf16_outputs[] = { { "out", "bf16", sizeof(uint16_t), "ulp", 0.55, 0, NULL } };
+static const tkh_operand softsign_bf16_inputs[] = { { "in", "bf16", sizeof(uint16_t), NULL, 0, 0, NULL, NULL } };
+static const tkh_operand softsign_bf16_outputs[] = { { "out", "bf16", sizeof(uint16_t), "ulp", 0.55, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_bf16 = {
     .catalog = "core",
     .op = "softsign",
@@ -273,8 +273,8 @@ TKH_HIDDEN size_t tkhi_check_softsign_f32(const void *const *, const void *const
 static const char *const softsign_f32_obligations[] = { "in and out are dense f32 buffers of n elements each", "the kernel indexes in and out by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "out is copied back and compared with the CPU oracle, the semantic authority", NULL };
 static const char *const softsign_f32_degradations[] = { NULL };
 static const char *const softsign_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand softsign_f32_inputs[] = { { "in", "f32", sizeof(float), NULL, 0, 0, NULL } };
-static const tkh_operand softsign_f32_outputs[] = { { "out", "f32", sizeof(float), "ulp", 6, 1e-30, NULL } };
+static const tkh_operand softsign_f32_inputs[] = { { "in", "f32", sizeof(float), NULL, 0, 0, NULL, NULL } };
+static const tkh_operand softsign_f32_outputs[] = { { "out", "f32", sizeof(float), "ulp", 6, 1e-30, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softsign_f32 = {
     .catalog = "core",
     .op = "softsign",
@@ -323,9 +323,9 @@ TKH_HIDDEN size_t tkhi_check_scale_where_f16(const void *const *, const void *co
 static const char *const scale_where_f16_obligations[] = { "keep, x, out and negative are dense buffers of n elements each (keep bool, x f16, out f16, negative bool)", "the kernel indexes keep, x, out and negative by the same flat element index", "over tensors: each array is read or written at its own strides along one plan of the broadcast shape, which the CPU oracle walks too", "the outputs are copied back and compared with the CPU oracle, the semantic authority", "s is passed by value, the same for every element", NULL };
 static const char *const scale_where_f16_degradations[] = { NULL };
 static const char *const scale_where_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand scale_where_f16_inputs[] = { { "keep", "bool", sizeof(uint8_t), NULL, 0, 0, NULL }, { "x", "f16", sizeof(uint16_t), NULL, 0, 0, NULL } };
-static const tkh_operand scale_where_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "exact", 0, 0, NULL }, { "negative", "bool", sizeof(uint8_t), "exact", 0, 0, NULL } };
-static const tkh_operand scale_where_f16_scalars[] = { { "s", "f16", sizeof(uint16_t), NULL, 0, 0, NULL } };
+static const tkh_operand scale_where_f16_inputs[] = { { "keep", "bool", sizeof(uint8_t), NULL, 0, 0, NULL, NULL }, { "x", "f16", sizeof(uint16_t), NULL, 0, 0, NULL, NULL } };
+static const tkh_operand scale_where_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "exact", 0, 0, NULL, NULL }, { "negative", "bool", sizeof(uint8_t), "exact", 0, 0, NULL, NULL } };
+static const tkh_operand scale_where_f16_scalars[] = { { "s", "f16", sizeof(uint16_t), NULL, 0, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_scale_where_f16 = {
     .catalog = "core",
     .op = "scale_where",
@@ -375,9 +375,9 @@ TKH_HIDDEN size_t tkhi_check_rms_norm_f16_row(const void *const *, const void *,
 static const char *const rms_norm_f16_obligations[] = { "flat: x is a row of n elements and each column given is n elements too (NULL: its default); out holds n elements", "the kernel folds each row's reduction stages in order and reads each stage's result before the next", "over tensors: rows along one axis at their own strides, columns 1-D along it, along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's bound, the semantic authority", "eps is passed by value, the same for every row", NULL };
 static const char *const rms_norm_f16_degradations[] = { NULL };
 static const char *const rms_norm_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand rms_norm_f16_inputs[] = { { "x", "f16", sizeof(uint16_t), NULL, 0, 0, NULL }, { "weight", "f16", sizeof(uint16_t), NULL, 0, 0, "1" } };
-static const tkh_operand rms_norm_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "bound", 0, 0, NULL } };
-static const tkh_operand rms_norm_f16_scalars[] = { { "eps", "f32", sizeof(float), NULL, 0, 0, NULL } };
+static const tkh_operand rms_norm_f16_inputs[] = { { "x", "f16", sizeof(uint16_t), NULL, 0, 0, NULL, NULL }, { "weight", "f16", sizeof(uint16_t), NULL, 0, 0, "1", NULL } };
+static const tkh_operand rms_norm_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "bound", 0, 0, NULL, NULL } };
+static const tkh_operand rms_norm_f16_scalars[] = { { "eps", "f32", sizeof(float), NULL, 0, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_rms_norm_f16 = {
     .catalog = "core",
     .op = "rms_norm",
@@ -428,8 +428,8 @@ TKH_HIDDEN size_t tkhi_check_softmax_f16_row(const void *const *, const void *, 
 static const char *const softmax_f16_obligations[] = { "flat: x is a row of n elements; out holds n elements", "the kernel folds each row's reduction stages in order and reads each stage's result before the next", "over tensors: rows along one axis at their own strides, columns 1-D along it, along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's bound, the semantic authority", NULL };
 static const char *const softmax_f16_degradations[] = { NULL };
 static const char *const softmax_f16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand softmax_f16_inputs[] = { { "x", "f16", sizeof(uint16_t), NULL, 0, 0, NULL } };
-static const tkh_operand softmax_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "bound", 0, 0, NULL } };
+static const tkh_operand softmax_f16_inputs[] = { { "x", "f16", sizeof(uint16_t), NULL, 0, 0, NULL, NULL } };
+static const tkh_operand softmax_f16_outputs[] = { { "out", "f16", sizeof(uint16_t), "bound", 0, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softmax_f16 = {
     .catalog = "core",
     .op = "softmax",
@@ -475,11 +475,11 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softmax_f16 = {
 
 TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_linear_relu_bf16_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, size_t, tkh_check_note *);
-static const char *const linear_relu_bf16_obligations[] = { "flat: x is m x k, weight is n x k, out is m x n, row-major and dense; each column given is n elements (NULL: its default)", "each element of out is the epilogue of the sum over k of the products along one row of x and one row of weight, accumulated in f32", "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority", NULL };
+static const char *const linear_relu_bf16_obligations[] = { "flat: x is m x k, weight is n x k, out is m x n, row-major and dense; each column given is n elements, each row m, each addend m x n (NULL: its default)", "each element of out is the epilogue of the sum over k of the products along one row of x and one row of weight, accumulated in f32", "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority", NULL };
 static const char *const linear_relu_bf16_degradations[] = { NULL };
 static const char *const linear_relu_bf16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand linear_relu_bf16_inputs[] = { { "x", "bf16", sizeof(uint16_t), NULL, 0, 0, NULL }, { "weight", "bf16", sizeof(uint16_t), NULL, 0, 0, NULL }, { "bias", "bf16", sizeof(uint16_t), NULL, 0, 0, "0" } };
-static const tkh_operand linear_relu_bf16_outputs[] = { { "out", "bf16", sizeof(uint16_t), "bound", 0, 0, NULL } };
+static const tkh_operand linear_relu_bf16_inputs[] = { { "x", "bf16", sizeof(uint16_t), NULL, 0, 0, NULL, NULL }, { "weight", "bf16", sizeof(uint16_t), NULL, 0, 0, NULL, NULL }, { "bias", "bf16", sizeof(uint16_t), NULL, 0, 0, "0", "n" } };
+static const tkh_operand linear_relu_bf16_outputs[] = { { "out", "bf16", sizeof(uint16_t), "bound", 0, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_linear_relu_bf16 = {
     .catalog = "core",
     .op = "linear_relu",
@@ -526,13 +526,66 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_linear_relu_bf16 = {
     .accumulator = "f32",
 };
 
+TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
+TKH_HIDDEN size_t tkhi_check_scaled_residual_f32_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, size_t, tkh_check_note *);
+static const char *const scaled_residual_f32_obligations[] = { "flat: x is m x k, weight is n x k, out is m x n, row-major and dense; each column given is n elements, each row m, each addend m x n (NULL: its default)", "each element of out is the epilogue of the sum over k of the products along one row of x and one row of weight, accumulated in f32", "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority", NULL };
+static const char *const scaled_residual_f32_degradations[] = { NULL };
+static const char *const scaled_residual_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
+static const tkh_operand scaled_residual_f32_inputs[] = { { "x", "f32", sizeof(float), NULL, 0, 0, NULL, NULL }, { "weight", "f32", sizeof(float), NULL, 0, 0, NULL, NULL }, { "scale", "f32", sizeof(float), NULL, 0, 0, "1", "m" }, { "residual", "f32", sizeof(float), NULL, 0, 0, "0", "mn" } };
+static const tkh_operand scaled_residual_f32_outputs[] = { { "out", "f32", sizeof(float), "bound", 0, 0, NULL, NULL } };
+TKH_HIDDEN const tkh_kernel_info tkhi_kernel_scaled_residual_f32 = {
+    .catalog = "core",
+    .op = "scaled_residual",
+    .type = "f32",
+    .signature = "f32 x, f32 weight, f32 scale, f32 residual -> f32 out",
+    .symbol = "tkhk_scaled_residual_f32",
+    .shape = "matmul",
+    .shape_kind = TKH_SHAPE_MATMUL,
+    .arity = 4,
+    .inputs = scaled_residual_f32_inputs,
+    .output_count = 1,
+    .outputs = scaled_residual_f32_outputs,
+    .scalar_count = 0,
+    .scalars = NULL,
+    .out_count = 0,
+    .scratch_size = 0,
+    .block = 256,
+    .vector_width = 4,
+    .domain = "float",
+    .representation = "dense",
+    .semantics = "scale[i] * (x @ weight^T)[i, j] + residual[i, j], the residual broadcast to the output",
+    .compare_rule = "bound",
+    .ulp_bound = 0,
+    .abs_tolerance = 0,
+    .has_identity = 0,
+    .comparison = "within a bound on the device's sum of k products in f32 in any order: |device - exact| <= gamma(2k + 2) at twice f32's unit roundoff times the sum of |products|, plus underflow, carried through the epilogue (docs/matmul.md)",
+    .platform = "amd",
+    .targets = targets,
+    .source_fingerprint = "not computed",
+    .compiler = "HIP version: 5.2.21153-0",
+    .compiler_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000001",
+    .build_fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000002",
+    .build_command = "hipcc -x hip -O3 --offload-arch=gfx90a:xnack- --offload-arch=gfx1030 -c <kernel>.hip",
+    .obligations = scaled_residual_f32_obligations,
+    .required_evidence = evidence,
+    .degradations = scaled_residual_f32_degradations,
+    .non_claims = scaled_residual_f32_non_claims,
+    .launch = NULL,
+    .check = NULL,
+    .launch_plan = tkhk_scaled_residual_f32_launch_plan,
+    .check_product = tkhi_check_scaled_residual_f32_product,
+    .b_nk = 1,
+    .projectable = 0,
+    .accumulator = "f32",
+};
+
 TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_matmul_i8_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, size_t, tkh_check_note *);
 static const char *const matmul_i8_obligations[] = { "flat: a is m x k, b is k x n, out is m x n, row-major and dense", "each element of out is the epilogue of the sum over k of the products along one row of a and one column of b, accumulated in i32", "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority", NULL };
 static const char *const matmul_i8_degradations[] = { NULL };
 static const char *const matmul_i8_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
-static const tkh_operand matmul_i8_inputs[] = { { "a", "i8", sizeof(int8_t), NULL, 0, 0, NULL }, { "b", "i8", sizeof(int8_t), NULL, 0, 0, NULL } };
-static const tkh_operand matmul_i8_outputs[] = { { "out", "i32", sizeof(int32_t), "exact", 0, 0, NULL } };
+static const tkh_operand matmul_i8_inputs[] = { { "a", "i8", sizeof(int8_t), NULL, 0, 0, NULL, NULL }, { "b", "i8", sizeof(int8_t), NULL, 0, 0, NULL, NULL } };
+static const tkh_operand matmul_i8_outputs[] = { { "out", "i32", sizeof(int32_t), "exact", 0, 0, NULL, NULL } };
 TKH_HIDDEN const tkh_kernel_info tkhi_kernel_matmul_i8 = {
     .catalog = "core",
     .op = "matmul",
@@ -590,6 +643,7 @@ static const tkh_kernel_info *const kernels[] = {
     &tkhi_kernel_rms_norm_f16,
     &tkhi_kernel_softmax_f16,
     &tkhi_kernel_linear_relu_bf16,
+    &tkhi_kernel_scaled_residual_f32,
     &tkhi_kernel_matmul_i8,
 };
 

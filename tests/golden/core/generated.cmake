@@ -11,6 +11,7 @@ set(TKH_GENERATED_KERNELS
   rms_norm_f16
   softmax_f16
   linear_relu_bf16
+  scaled_residual_f32
   matmul_i8
 )
 # Compile units (units/<unit>.hip), one per op, and the kernels each includes.
@@ -23,6 +24,7 @@ set(TKH_GENERATED_UNITS
   rms_norm
   softmax
   linear_relu
+  scaled_residual
   matmul
 )
 set(TKH_GENERATED_UNIT_add add_i32 add_f16)
@@ -33,6 +35,7 @@ set(TKH_GENERATED_UNIT_scale_where scale_where_f16)
 set(TKH_GENERATED_UNIT_rms_norm rms_norm_f16)
 set(TKH_GENERATED_UNIT_softmax softmax_f16)
 set(TKH_GENERATED_UNIT_linear_relu linear_relu_bf16)
+set(TKH_GENERATED_UNIT_scaled_residual scaled_residual_f32)
 set(TKH_GENERATED_UNIT_matmul matmul_i8)
 set(TKH_GENERATED_REGISTRY "core_registry.c")
 set(TKH_GENERATED_ORACLE_TESTS "tests/oracle_tests.c")

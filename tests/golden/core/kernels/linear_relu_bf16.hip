@@ -18,7 +18,7 @@ static __device__ __forceinline__ void tkhk_linear_relu_bf16_finish(const uint16
 {
     (void)p_x;
     (void)p_weight;
-    const float c_bias = p_bias ? (float)tkh_bf16_to_f32(p_bias[at[2] + n * tkhm_p.stride[2][1]]) : (float)(0);
+    const float c_bias = p_bias ? (float)tkh_bf16_to_f32(p_bias[at[2] + m * tkhm_p.stride[2][2] + n * tkhm_p.stride[2][1]]) : (float)(0);
     p_out[at[3] + m * tkhm_p.stride[3][2] + n * tkhm_p.stride[3][1]] = tkh_f32_to_bf16((float)tkh_oracle_linear_relu_bf16((float)acc, c_bias));
 }
 

@@ -102,12 +102,20 @@ TKH_API tkh_status tkh_softmax_f16_device(tkh_context *ctx, const uint16_t *x, u
 TKH_API tkh_status tkh_softmax_f16_tensor(tkh_context *ctx, const DLTensor *x, const DLTensor *out, int64_t axis,
     tkh_stream stream, tkh_report *report);
 
-/* linear_relu bf16 (matrix product: flat, x is m x k, weight n x k, out m x n, row-major, a column n elements or NULL for its default): relu(x @ weight^T + bias) */
+/* linear_relu bf16 (matrix product: flat, x is m x k, weight n x k, out m x n, row-major, a column n elements, a row m, an addend m x n, or NULL for its default): relu(x @ weight^T + bias) */
 TKH_API tkh_status tkh_linear_relu_bf16(tkh_context *ctx, const uint16_t *x, const uint16_t *weight, const uint16_t *bias, uint16_t *out, size_t m, size_t n,
     size_t k, tkh_report *report);
 TKH_API tkh_status tkh_linear_relu_bf16_device(tkh_context *ctx, const uint16_t *x, const uint16_t *weight, const uint16_t *bias, uint16_t *out, size_t m, size_t n,
     size_t k, tkh_stream stream);
 TKH_API tkh_status tkh_linear_relu_bf16_tensor(tkh_context *ctx, const DLTensor *x, const DLTensor *weight, const DLTensor *bias, const DLTensor *out, tkh_stream stream,
+    tkh_report *report);
+
+/* scaled_residual f32 (matrix product: flat, x is m x k, weight n x k, out m x n, row-major, a column n elements, a row m, an addend m x n, or NULL for its default): scale[i] * (x @ weight^T)[i, j] + residual[i, j], the residual broadcast to the output */
+TKH_API tkh_status tkh_scaled_residual_f32(tkh_context *ctx, const float *x, const float *weight, const float *scale, const float *residual, float *out, size_t m, size_t n,
+    size_t k, tkh_report *report);
+TKH_API tkh_status tkh_scaled_residual_f32_device(tkh_context *ctx, const float *x, const float *weight, const float *scale, const float *residual, float *out, size_t m, size_t n,
+    size_t k, tkh_stream stream);
+TKH_API tkh_status tkh_scaled_residual_f32_tensor(tkh_context *ctx, const DLTensor *x, const DLTensor *weight, const DLTensor *scale, const DLTensor *residual, const DLTensor *out, tkh_stream stream,
     tkh_report *report);
 
 /* matmul i8 (matrix product: flat, a is m x k, b k x n, out m x n, row-major): a @ b, i32 modulo 2^32 */

@@ -14,6 +14,7 @@
 #include "tokitai_hip/core_oracle/rms_norm_f16.h"
 #include "tokitai_hip/core_oracle/softmax_f16.h"
 #include "tokitai_hip/core_oracle/linear_relu_bf16.h"
+#include "tokitai_hip/core_oracle/scaled_residual_f32.h"
 #include "tokitai_hip/core_oracle/matmul_i8.h"
 
 #endif

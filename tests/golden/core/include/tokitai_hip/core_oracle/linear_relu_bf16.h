@@ -12,7 +12,7 @@
 #define T float
 #define ACC float
 #define OUT float
-/* The epilogue of each output: the sum acc, the columns at its n, the scalars; the kernel
+/* The epilogue of each output: the sum acc, the extra inputs there, the scalars; the kernel
  * evaluates it in ACC and stores it as OUT. The oracle carries it with its error bound
  * (templates/matmul.c.tpl). */
 TKH_HD static inline ACC tkh_oracle_linear_relu_bf16(ACC acc, ACC bias)

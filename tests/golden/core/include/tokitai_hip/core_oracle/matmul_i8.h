@@ -17,7 +17,7 @@
 #define TMIN INT8_MIN
 #define TMAX INT8_MAX
 #define BITS ((W)8)
-/* The epilogue of each output: the sum acc, the columns at its n, the scalars; the kernel
+/* The epilogue of each output: the sum acc, the extra inputs there, the scalars; the kernel
  * evaluates it in ACC and stores it as OUT. The oracle carries it with its error bound
  * (templates/matmul.c.tpl). */
 TKH_HD static inline ACC tkh_oracle_matmul_i8(ACC acc)
