@@ -21,6 +21,7 @@
 #include "fake_f32_product.h"
 #include "fake_hip.h"
 #include "platform/platform.h" /* tkhi_splitmix64, the context's chunk size */
+#include "shapes/shapes.h"     /* tkhi_real */
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/tensor.h"
 #include "../evidence.h"
@@ -733,6 +734,28 @@ static void test_projection_detection(void **state)
     tkh_context_destroy(ctx);
 }
 
+/* The projected check's own decoding of floats equals the scalar types' to_double: every
+ * f16 and bf16 bit pattern, and f32 and f64 at their edges (NaN as NaN). */
+static void test_float_decoding(void **state)
+{
+    (void)state;
+    const char *const names[] = { "f16", "bf16", "f32", "f64" };
+    for (int x = 0; x < 4; ++x) {
+        const tkh_scalar_type *t = tkh_scalar_type_find(names[x]);
+        assert_non_null(t);
+        uint64_t s = 3;
+        for (uint64_t i = 0; i < 70000; ++i) {
+            uint64_t bits = t->bits == 16 ? i % 65536 : i < 8 ? (uint64_t[]){ 0, 1, 0x7f800000, 0x7fc00000,
+                0x80000001, 0x7ff0000000000000, 0x000fffffffffffff, 0x8010000000000000 }[i] : tkhi_splitmix64(&s);
+            unsigned char p[8];
+            memcpy(p, &bits, sizeof p);
+            const double want = t->to_double(p), got = tkhi_real(t, p);
+            if (!(got == want || (isnan(got) && isnan(want))) || signbit(got) != signbit(want))
+                fail_msg("%s %#" PRIx64 ": decoded %a, to_double %a", names[x], bits, got, want);
+        }
+    }
+}
+
 int main(void)
 {
     static size_t small_pieces = 16; /* bytes: a row or so a piece, so that products are cut */
@@ -747,6 +770,7 @@ int main(void)
         cmocka_unit_test_prestate(test_projected_check, &small_pieces),
         cmocka_unit_test(test_projection_detection),
         cmocka_unit_test(test_extra_inputs),
+        cmocka_unit_test(test_float_decoding),
         cmocka_unit_test_prestate(test_extra_inputs, &small_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,9 @@
 #ifndef TOKITAI_HIP_SHAPES_H
 #define TOKITAI_HIP_SHAPES_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "oracle/oracle.h"
 
 /* The grid's most blocks: x 256 threads stays below HIP's 2^32 work-items. */
@@ -73,6 +76,38 @@ TKH_HIDDEN tkh_status tkhi_matmul_project_begin(const tkhi_call *c, tkhi_oracle 
 TKH_HIDDEN tkh_status tkhi_matmul_project(const tkhi_call *c, const void *projection, unsigned char *const *base,
     const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
     tkhi_oracle_part *part);
+
+/* Float element p of type t (no wider than double) exactly: f64, f32, f16 and bf16 decoded
+ * here, where a hot loop reads every element (a call each would cost more than the sums),
+ * any other through t->to_double. */
+static inline double tkhi_real(const tkh_scalar_type *t, const unsigned char *p)
+{
+    if (t->bits == 64 && t->mantissa == 53) {
+        double d;
+        memcpy(&d, p, sizeof d);
+        return d;
+    }
+    float f;
+    uint32_t u;
+    if (t->bits == 32 && t->mantissa == 24) {
+        memcpy(&f, p, sizeof f);
+        return f;
+    }
+    uint16_t h;
+    if (t->bits != 16 || (t->mantissa != 8 && t->mantissa != 11))
+        return t->to_double(p);
+    memcpy(&h, p, sizeof h);
+    if (t->mantissa == 8) /* bf16: the high half of an f32 */
+        u = (uint32_t)h << 16;
+    else { /* f16: 5 exponent bits, 10 fraction bits */
+        const uint32_t e = (h >> 10) & 31, frac = h & 1023;
+        if (e == 0)
+            return (h >> 15 ? -1.0 : 1.0) * (double)frac * 0x1p-24;
+        u = (uint32_t)(h >> 15) << 31 | (e == 31 ? 255u : e + 112) << 23 | frac << 13;
+    }
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
 
 /* The hooks of kernel k's shape (k->shape_kind checked: tkhi_shape_known). */
 TKH_HIDDEN const tkhi_shape *tkhi_shape_of(const tkh_kernel_info *k);
