@@ -79,7 +79,7 @@ TKH_HIDDEN void tkhi_split(size_t whole, size_t count, unsigned part, unsigned p
     size_t *lo, size_t *hi);
 
 /* The same for whole = count, each inner boundary moved up to where first + boundary is a
- * multiple of 'grain' (a check that works a row at a time gets whole rows). */
+ * multiple of 'grain' (a check that works by rows gets whole rows). */
 TKH_HIDDEN void tkhi_split_aligned(int64_t first, size_t count, size_t grain, unsigned part, unsigned parts,
     size_t *lo, size_t *hi);
 

@@ -255,7 +255,7 @@ static void post_part(step *s, unsigned part, unsigned parts)
     const tkh_kernel_info *k = c->kernel;
     const size_t count = (size_t)r->at[s->post].count, per = (size_t)r->outputs_per_kept;
     const int64_t first = r->at[s->post].first;
-    /* whole rows where the check works a row at a time (a flat call's grain is 1) */
+    /* whole grains (rows) where the check works by rows (a flat call's grain is 1) */
     const size_t grain = s->checks && r->oracle.grain > 1 ? r->oracle.grain : 1;
     const size_t sub = (s->sub + grain - 1) / grain * grain;
     size_t lo, hi;
@@ -265,7 +265,7 @@ static void post_part(step *s, unsigned part, unsigned parts)
         tkhi_split_aligned(first, count, grain, part, parts, &lo, &hi);
     for (size_t at = lo; at < hi;) { /* each sub-piece is put in place while in cache */
         size_t to = hi - at < sub ? hi : at + sub;
-        if (to < hi) /* back to a row's end: past 'at', as sub is a multiple of grain */
+        if (to < hi) /* back to a grain's end: past 'at', as sub is a multiple of grain */
             to -= (size_t)((first + (int64_t)to) % (int64_t)grain);
         if (s->checks)
             tkhi_check_range(&r->oracle, c, r->at[s->post].base, (const int64_t(*)[TKH_MAX_DIMS])r->dev.stride,

@@ -57,7 +57,7 @@ tkh_status tkhi_verdict(const tkhi_call *c, const tkhi_oracle *o, size_t n, tkh_
         if (whole_numbers)
             tkhi_evidence(rep, "projection: any one wrong output in a block is certain to be caught, several with "
                 "probability at least 1/2; a block that differs is recomputed in full");
-        else
+        else if (o->projected > 0)
             tkhi_evidence(rep, "projection: one output wrong by more than %.3g (twice its block's bound, the largest "
                 "here) is certain to be caught; a block that differs is recomputed in full", o->threshold);
     } else if (!flat)

@@ -3,8 +3,9 @@
  * integers: random odd numbers, modulo 2^bits) and compared with the same sum worked out
  * from the inputs, sum over q of a[i, q] y[q] (plus the weighted sum of the one extra input:
  * a bias, a row or an addend), where y[q] = sum over the block of w_j b[q, j] is made once a
- * call for every block and batch, on the crew. That is O(k) a block of a row instead of O(k) an output, and the sums of one
- * row's blocks run side by side (vectorized). Floats agree within the sum of the block's
+ * call for every block and batch, on the crew. That is O(k) a block of a row instead of O(k)
+ * an output; a row's blocks are summed side by side (vectorized), and up to ROWS rows
+ * together, so that each y is read once for them. Floats agree within the sum of the block's
  * outputs' bounds (as the full check's, summed in |a| z, z the block's sums of |b|) plus the
  * host's own rounding in double; a block that does not, or that a range cuts, is recomputed
  * in full, whose verdict stands, so a correct result never fails. */
@@ -234,10 +235,10 @@ TKHI_VECTOR_CLONES static void inputs_side(const row_at *ra, int rows, const blo
     }
 }
 
-/* Whether columns [j0, j1) of the row (one whole block; 'index': the call's of j0) agree with their projection, given
- * the inputs' side. Floats add to part's worst share of the bound and its threshold (twice
- * the bound: one output wrong by more than that makes the sums differ by more than the
- * bound, whatever the others' errors). */
+/* Whether columns [j0, j1) of the row (one whole block; 'index': the call's index of j0)
+ * agree with their projection, given the inputs' side. Floats add to part's worst share of
+ * the bound and its threshold (twice the bound: one output wrong by more than that makes the
+ * sums differ by more than the bound, whatever the others' errors). */
 static int block_agrees(const row_at *ra, const block_sums *pr, int64_t j0, int64_t j1, double rhs, double mag,
     uint64_t rhs_i, int64_t index, tkhi_oracle_part *part)
 {
@@ -265,9 +266,9 @@ static int block_agrees(const row_at *ra, const block_sums *pr, int64_t j0, int6
         }
     }
     /* the full check's bound of each output, summed: k additions in the accumulator at
-     * twice its unit roundoff, underflow, the extra input's addition and the output's rounding;
-     * then this host's own sums in double (y and z: BLOCK terms, these: k and BLOCK), and
-     * mag's own rounding, with room */
+     * twice its unit roundoff, underflow, the extra input's addition and the output's
+     * rounding; then this host's own sums in double (y and z: BLOCK terms, these: k and
+     * BLOCK), and mag's own rounding, with room */
     const double w = (double)(j1 - j0), steps = 2 * (double)pr->k + 2, g = steps * 2 * pr->u_acc;
     const double host = ((double)pr->k + 2 * BLOCK + 8) * 0x1p-53;
     if (!isfinite(lhs) || !isfinite(rhs) || !isfinite(mag) || g >= 0.5 || host >= 0x1p-10)
