@@ -185,24 +185,16 @@ static const unsigned char *at_column(const row_at *ra, unsigned x, int64_t j)
     return ra->base[x] + (ra->off[x] + j * ra->stride[x][N_DIM]) * (int64_t)ra->c->size[x];
 }
 
-/* Where GCC can, x86-64 gets a clone of the hot loop for AVX2 and FMA, taken at run time
- * on processors that have them (the sums' bound allows any rounding of double's). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) \
-    && !defined(__SANITIZE_THREAD__)
-#define TKHI_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define TKHI_VECTOR_CLONES
-#endif
-
 /* The inputs' side of blocks [b0, b1) (at most SIDE) of 'rows' rows of one batch (at most
  * ROWS): for each, sum over q of a[i, q] y[q], and for floats sum over q of |a[i, q]| z[q].
- * The rows go together so that each y[q] and z[q] is read once for all of them. */
+ * The rows go together so that each y[q] and z[q] is read once for all of them; the loop is
+ * cloned for AVX-512 and AVX2 as the generated checks' are (TKH_CHECK_CLONES). */
 typedef struct sides {
     double rhs[ROWS][SIDE], mag[ROWS][SIDE];
     uint64_t rhs_i[ROWS][SIDE];
 } sides;
 
-TKHI_VECTOR_CLONES static void inputs_side(const row_at *ra, int rows, const block_sums *pr, int64_t b0, int64_t b1,
+TKH_CHECK_CLONES static void inputs_side(const row_at *ra, int rows, const block_sums *pr, int64_t b0, int64_t b1,
     sides *sd)
 {
     const int64_t w = b1 - b0, sa = (int64_t)ra->c->size[0], a_k = ra->stride[0][K_DIM] * sa;
