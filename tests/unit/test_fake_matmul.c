@@ -20,6 +20,7 @@
 
 #include "fake_f32_product.h"
 #include "fake_hip.h"
+#include "random_strides.h"
 #include "platform/platform.h" /* tkhi_splitmix64, the context's chunk size */
 #include "shapes/shapes.h"     /* tkhi_real */
 #include "tokitai_hip/context.h"
@@ -365,28 +366,11 @@ static void test_mismatch_and_device(void **state)
     tkh_context_destroy(ctx);
 }
 
-/* A random layout of 'shape' in a buffer of its own: dimensions in a random memory order,
- * some with gaps, some reversed; inputs may also get stride 0 along a dimension. */
+/* A random layout of 'shape' in a buffer of its own (fake_random_strides). */
 static void random_layout(uint64_t *rng, tensor *x, int ndim, const int64_t *shape, int input)
 {
-    int order[TKH_MAX_DIMS];
-    for (int d = 0; d < ndim; ++d)
-        order[d] = d;
-    for (int d = ndim - 1; d > 0; --d) {
-        const int j = (int)(tkhi_splitmix64(rng) % (uint64_t)(d + 1)), t = order[d];
-        order[d] = order[j];
-        order[j] = t;
-    }
-    int64_t stride[TKH_MAX_DIMS], step = 1, lo = 0, hi = 0;
-    for (int q = ndim - 1; q >= 0; --q) {
-        const int d = order[q];
-        const uint64_t pick = tkhi_splitmix64(rng) % 8;
-        stride[d] = input && pick == 0 ? 0 : step * (pick == 1 ? 2 : 1) * (pick == 2 ? -1 : 1);
-        step *= (pick == 1 ? 2 : 1) * (shape[d] > 0 ? shape[d] : 1);
-        const int64_t reach = (shape[d] > 0 ? shape[d] - 1 : 0) * stride[d];
-        *(reach < 0 ? &lo : &hi) += reach;
-    }
-    const size_t count = (size_t)(hi - lo + 1);
+    int64_t stride[TKH_MAX_DIMS], lo;
+    const size_t count = fake_random_strides(rng, ndim, shape, input, stride, &lo);
     int32_t *buffer = malloc(count * sizeof(int32_t));
     assert_non_null(buffer);
     for (size_t i = 0; i < count; ++i)
