@@ -26,6 +26,13 @@ typedef struct tkhi_oracle {
     size_t grain;        /* check ranges start and end best at multiples of it (0, 1: anywhere) */
 } tkhi_oracle;
 
+/* The seed a report states for 'policy': the sampled indices' or the projections' weights'
+ * (0 under full and off, which draw nothing). */
+static inline unsigned long long tkhi_oracle_seed(const tkh_oracle_policy *policy)
+{
+    return policy->mode == TKH_ORACLE_SAMPLED || policy->mode == TKH_ORACLE_PROJECTED ? policy->seed : 0;
+}
+
 /* Draws the sample indices of [0, count) under a sampled policy (with replacement,
  * splitmix64 from the seed, sorted). Fails with: TKH_ERR_HOST_ALLOC. */
 TKH_HIDDEN tkh_status tkhi_oracle_begin(tkhi_oracle *o, const tkh_kernel_info *kernel,

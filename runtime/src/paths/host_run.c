@@ -52,13 +52,11 @@ static tkh_status run_locked(host_run *r)
     r->corrupt_bit = ctx->corrupt_bit;
     ctx->corrupt_index = SIZE_MAX;
     tkh_status st = tkhi_oracle_begin(&r->oracle, r->c->kernel, &policy, r->c->plan.count, r->crew);
-    if (st == TKH_OK && tkhi_check_begin(&r->oracle, r->c, r->c->base, (const int64_t(*)[TKH_MAX_DIMS])r->dev.stride)
-        != TKH_OK)
-        st = tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating the oracle's buffers failed", r->c->fn);
+    if (st == TKH_OK)
+        st = tkhi_check_begin(&r->oracle, r->c, r->c->base, (const int64_t(*)[TKH_MAX_DIMS])r->dev.stride);
     if (r->report != NULL) {
         r->report->oracle_mode = policy.mode;
-        r->report->oracle_seed = policy.mode == TKH_ORACLE_SAMPLED || policy.mode == TKH_ORACLE_PROJECTED
-            ? policy.seed : 0;
+        r->report->oracle_seed = tkhi_oracle_seed(&policy);
     }
     int err = st == TKH_OK ? tkhi_set_device(ctx) : 0;
     if (err != 0)

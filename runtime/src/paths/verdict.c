@@ -15,8 +15,7 @@ tkh_status tkhi_verdict(const tkhi_call *c, const tkhi_oracle *o, size_t n, tkh_
     char at[200], of[200];
     if (rep != NULL) {
         rep->oracle_mode = o->policy.mode;
-        rep->oracle_seed = o->policy.mode == TKH_ORACLE_SAMPLED || o->policy.mode == TKH_ORACLE_PROJECTED
-            ? o->policy.seed : 0;
+        rep->oracle_seed = tkhi_oracle_seed(&o->policy);
         rep->oracle_checked = o->policy.mode != TKH_ORACLE_OFF;
         rep->oracle_compared = o->compared;
         rep->oracle_matches = rep->oracle_checked && o->bad == SIZE_MAX;

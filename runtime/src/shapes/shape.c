@@ -49,7 +49,8 @@ tkh_status tkhi_check_begin(tkhi_oracle *o, const tkhi_call *c, unsigned char *c
     const tkhi_shape *shape = tkhi_shape_of(c->kernel);
     if (o->policy.mode != TKH_ORACLE_PROJECTED || shape->project_begin == NULL || c->plan.count <= 0)
         return TKH_OK;
-    return shape->project_begin(c, o, base, stride);
+    const tkh_status st = shape->project_begin(c, o, base, stride);
+    return st == TKH_OK ? st : tkhi_fail(st, "%s: allocating the projected check's block sums failed", c->fn);
 }
 
 void tkhi_check_range(const tkhi_oracle *o, const tkhi_call *c, unsigned char *const *base,
@@ -79,8 +80,9 @@ tkh_status tkhi_check(const tkhi_call *c, const tkh_oracle_policy *policy, unsig
     tkh_status st = tkhi_oracle_begin(o, c->kernel, policy, c->plan.count, NULL);
     if (st != TKH_OK)
         return st;
-    if (tkhi_check_begin(o, c, base, stride) != TKH_OK)
-        return tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating the oracle's buffers failed", c->fn);
+    st = tkhi_check_begin(o, c, base, stride);
+    if (st != TKH_OK)
+        return st;
     tkhi_oracle_part part;
     tkhi_oracle_part_start(&part);
     tkhi_check_range(o, c, base, stride, scalars, 0, c->plan.count, &part);

@@ -122,7 +122,7 @@ TKH_HIDDEN tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const
     const tkh_tensor_args *args, tkhi_call *c);
 
 /* After tkhi_oracle_begin: what o's policy needs from the inputs at 'base' before any
- * check (the projected check's state). Fails with: TKH_ERR_HOST_ALLOC. */
+ * check (the projected check's state). Fails with: TKH_ERR_HOST_ALLOC (raised here). */
 TKH_HIDDEN tkh_status tkhi_check_begin(tkhi_oracle *o, const tkhi_call *c, unsigned char *const *base,
     const int64_t (*stride)[TKH_MAX_DIMS]);
 
