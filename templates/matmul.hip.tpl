@@ -49,6 +49,28 @@ static __device__ __forceinline__ void $(k.symbol)_finish($(table.concat(params,
     p_out[at[$(out_index)] + m * tkhm_p.stride[$(out_index)][2] + n * tkhm_p.stride[$(out_index)][1]] = $(store(O, "(" .. O.compute .. ")" .. k.oracle .. "(" .. table.concat(call, ", ") .. ")"));
 }
 
+/* Tile 'tile' of tiles of bm x bn outputs over the plan: the offsets of its batch in each
+ * array (at), and its first output (m0, n0). The tiles of a plane go in groups of 8 along m,
+ * so that neighbouring blocks share a's and b's tiles in L2. */
+static __device__ __forceinline__ void $(k.symbol)_place(const tkh_plan &p, int64_t tile, int64_t bm, int64_t bn,
+    int64_t *at, int64_t &m0, int64_t &n0)
+{
+    const int64_t tn = (p.size[1] + bn - 1) / bn, tm = (p.size[2] + bm - 1) / bm, plane = tn * tm;
+    int64_t rest = tile / plane;
+    for (int x = 0; x < $(#k.inputs + 1); ++x)
+        at[x] = 0;
+    for (int d = 3; d < p.ndim; ++d) {
+        const int64_t i = rest % p.size[d];
+        rest /= p.size[d];
+        for (int x = 0; x < $(#k.inputs + 1); ++x)
+            at[x] += i * p.stride[x][d];
+    }
+    const int64_t in_plane = tile % plane, group = in_plane / (8 * tn);
+    const int64_t rows = tm - group * 8 < 8 ? tm - group * 8 : 8, in_group = in_plane % (8 * tn);
+    m0 = (group * 8 + in_group % rows) * bm;
+    n0 = in_group / rows * bn;
+}
+
 /* Tiles of 128 x 128 outputs a block of 256 threads, each thread 8 x 8 of them (rows 4 ty
  * + i and 64 + 4 ty + i, columns likewise by tx, so that a warp's reads of a row of b's
  * tile are 16-byte vectors without bank conflicts); a's and b's tiles 8 along k at a time
@@ -63,24 +85,16 @@ __global__ void __launch_bounds__(256) $(k.symbol)_tiles($(table.concat(params, 
     __shared__ __align__(16) $(R) tkhm_as[2][TKHM_BK][TKHM_BM];
     __shared__ __align__(16) $(R) tkhm_bs[2][TKHM_BK][TKHM_BN];
     const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
-    const int64_t tkhm_tn = (tkhm_n + TKHM_BN - 1) / TKHM_BN, tkhm_tm = (tkhm_m + TKHM_BM - 1) / TKHM_BM;
-    const int64_t tkhm_tiles = tkhm_tn * tkhm_tm * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t tkhm_tiles = (tkhm_n + TKHM_BN - 1) / TKHM_BN * ((tkhm_m + TKHM_BM - 1) / TKHM_BM)
+        * (tkhm_p.count / (tkhm_n * tkhm_m));
     const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
     const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
     const unsigned tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
     /* this thread's 4 elements of each k tile: along k where that is contiguous, else along m (n) */
     const bool a_along_k = a_k == 1, b_along_k = b_n != 1;
     for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
-        /* the tile's batch, then its place in the m x n plane */
-        int64_t rest = tile / (tkhm_tn * tkhm_tm), at[$(#k.inputs + 1)] = { 0 };
-        for (int d = 3; d < tkhm_p.ndim; ++d) {
-            const int64_t i = rest % tkhm_p.size[d];
-            rest /= tkhm_p.size[d];
-            for (int x = 0; x < $(#k.inputs + 1); ++x)
-                at[x] += i * tkhm_p.stride[x][d];
-        }
-        const int64_t in_plane = tile % (tkhm_tn * tkhm_tm);
-        const int64_t m0 = in_plane / tkhm_tn * TKHM_BM, n0 = in_plane % tkhm_tn * TKHM_BN;
+        int64_t at[$(#k.inputs + 1)], m0, n0;
+        $(k.symbol)_place(tkhm_p, tile, TKHM_BM, TKHM_BN, at, m0, n0);
         $(R) acc[8][8], next_a[4], next_b[4];
 #pragma unroll
         for (int i = 0; i < 8; ++i)
@@ -151,92 +165,126 @@ __global__ void __launch_bounds__(256) $(k.symbol)_tiles($(table.concat(params, 
     }
 }
 
-@ if float and k.type.bits == 16 then
-/* On NVIDIA sm_80 and later: tiles of 128 x 256 outputs a block of 8 warps (2 along m, 4
- * along n), each warp 64 x 64 of them as 4 x 8 mma.sync m16n8k16 tiles (f32 accumulators);
- * a's and b's tiles 32 along k at a time through dynamic shared memory in TKHM_STAGES
- * stages of asynchronous copies, each operand K-major (k contiguous) or MN-major (m or n
- * contiguous) as it lies (AK, BK), read by ldmatrix (transposed for MN-major). Shared rows
- * keep their 16-byte chunks rotated so that ldmatrix's 8 rows fall in 8 different bank
- * groups: K-major rows (4 chunks) by row / 2, MN-major rows by the row. The launcher takes
- * this kernel only where every chunk is whole and aligned (docs/matmul.md). */
+@ -- The matrix-instruction kernel of this type, if any (NVIDIA sm_80 and later): 16-bit floats
+@ -- and i8 on warp tiles of mma.sync (chunks of 8 or 16 elements), f64 on m16n8k8 tiles.
+@ local mma = (float and k.type.bits == 16 and k.acc.name == "f32" and { epc = 8, e = "uint16_t", bm = 128, bn = 256 })
+@   or (k.type.name == "i8" and k.acc.name == "i32" and { epc = 16, e = "int8_t", bm = 128, bn = 256 })
+@   or (k.type.name == "f64" and k.acc.name == "f64" and { epc = 2, e = "double", bm = 128, bn = 128 })
+@ if mma then
+/* Where a and b lie in shared memory: a stage holds a's tile and b's tile (rows of 64 bytes
+ * along k when an operand is K-major, k contiguous; rows along m (n), one per k, when it is
+ * MN-major), filled by asynchronous copies of 16-byte chunks of TKHM_EPC elements, each
+ * chunk of a row moved by the row's swizzle so that the 8 (or 16) rows a warp reads at
+ * once fall in different banks. */
+#define TKHM_EPC $(mma.epc)
+@ if mma.epc == 2 then
+#define TKHM_KT 16 /* k of a stage: rows of 8 chunks when K-major */
 #define TKHM_STAGES 4
-#define TKHM_A_TILE (128 * 32) /* elements of a stage's a tile, then its b tile of 256 x 32 */
-#define TKHM_STAGE (TKHM_A_TILE + 256 * 32)
-#define TKHM_KMAJOR(row, chunk) ((((row) << 2) + ((chunk) ^ (((row) >> 1) & 3))) << 3)
-#define TKHM_MNMAJOR(row, chunk, per_row) ((((row) * (per_row)) + ((chunk) ^ ((row) & 7))) << 3)
+/* rows padded by 2 chunks, so that the 16 lanes of a load (4 rows, 2 chunks each) fall in 8
+ * chunks of different banks, at places affine in the row and chunk */
+#define TKHM_SPLACE(row, chunk, per_row) (((row) * ((per_row) + 2) + (chunk)) * TKHM_EPC)
+#define TKHM_KMAJOR(row, chunk) TKHM_SPLACE(row, chunk, 8)
+#define TKHM_MNMAJOR TKHM_SPLACE
+@ else
+#define TKHM_KT (4 * TKHM_EPC) /* k of a stage: rows of 4 chunks when K-major */
+#define TKHM_STAGES 4
+#define TKHM_KMAJOR(row, chunk) ((((row) << 2) + ((chunk) ^ (((row) >> 1) & 3))) * TKHM_EPC)
+@   if mma.epc == 8 then
+#define TKHM_SWIZZLE(row) ((row) & 7) /* ldmatrix's 8 rows: 8 successive k */
+@   else
+#define TKHM_SWIZZLE(row) (((row) & 1) | (((row) >> 1) & 6)) /* ldmatrix's 8 rows: k 4q + {0, 1} (or {2, 3}) */
+@   end
+#define TKHM_MNMAJOR(row, chunk, per_row) (((row) * (per_row) + ((chunk) ^ TKHM_SWIZZLE(row))) * TKHM_EPC)
+@ end
+#define TKHM_MT $(mma.bm)
+#define TKHM_NT $(mma.bn)
+@ if mma.epc == 2 then
+#define TKHM_A_TILE (128 * 10 * TKHM_EPC) /* a stage's a tile (K-major 128 rows of 10 chunks, MN-major 16 of 66), then b's */
+#define TKHM_STAGE (2 * TKHM_A_TILE)
+@ else
+#define TKHM_A_TILE (TKHM_MT * TKHM_KT) /* elements of a stage's a tile, then its b tile */
+#define TKHM_STAGE (TKHM_A_TILE + TKHM_NT * TKHM_KT)
+@ end
 
+@ if mma.epc == 2 then
+/* Tiles of 128 x 128 outputs a block of 8 warps (2 along m, 4 along n), each warp 64 x 32
+ * of them as 4 x 4 tiles of m16n8k8 in f64 (tkh_mma_1688_f64); a's and b's tiles 16 along
+ * k through TKHM_STAGES stages of asynchronous copies, read an element a lane a load. */
+@ else
+/* Tiles of 128 x 256 outputs a block of 8 warps (2 along m, 4 along n), each warp 64 x 64
+ * of them as 4 x 8 mma.sync $(mma.epc == 8 and "m16n8k16 tiles (f32 accumulators)" or "m16n8k32 tiles (s32 accumulators)");
+ * a's and b's tiles TKHM_KT along k through TKHM_STAGES stages of asynchronous copies, read by
+ * ldmatrix (transposed for MN-major operands). The launcher takes this kernel only where
+ * every chunk is whole and aligned (docs/matmul.md). */
+@ end
 template <bool AK, bool BK>
 __global__ void __launch_bounds__(256) $(k.symbol)_mma($(table.concat(params, ", ")), const tkh_plan tkhm_p)
 {
 #if defined(TKH_HAS_MMA_SYNC)
-    extern __shared__ __align__(128) uint16_t tkhm_s[];
+    extern __shared__ __align__(128) unsigned char tkhm_smem[]; /* one name for every kernel of a unit */
+    $(mma.e) *const tkhm_s = ($(mma.e) *)tkhm_smem;
     const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
-    const int64_t tkhm_tn = (tkhm_n + 255) / 256, tkhm_tm = (tkhm_m + 127) / 128, plane = tkhm_tn * tkhm_tm;
-    const int64_t tkhm_tiles = plane * (tkhm_p.count / (tkhm_n * tkhm_m)), ktiles = (tkhm_k + 31) / 32;
+    const int64_t tkhm_tiles = (tkhm_n + TKHM_NT - 1) / TKHM_NT * ((tkhm_m + TKHM_MT - 1) / TKHM_MT)
+        * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t ktiles = (tkhm_k + TKHM_KT - 1) / TKHM_KT;
     const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
     const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
     const unsigned tid = threadIdx.x, lane = tid % 32, wm = tid / 128, wn = tid / 32 % 4;
+    /* chunks of a stage: each operand's rows (K-major: TKHM_KT / TKHM_EPC chunks; MN-major:
+     * a row of the tile along m or n), a thread's share of each */
+    constexpr unsigned a_row = AK ? TKHM_KT / TKHM_EPC : TKHM_MT / TKHM_EPC, b_row = BK ? TKHM_KT / TKHM_EPC : TKHM_NT / TKHM_EPC;
+    constexpr unsigned a_chunks = TKHM_MT * TKHM_KT / TKHM_EPC / 256, b_chunks = TKHM_NT * TKHM_KT / TKHM_EPC / 256;
     for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
-        int64_t rest = tile / plane, at[$(#k.inputs + 1)] = { 0 };
-        for (int d = 3; d < tkhm_p.ndim; ++d) {
-            const int64_t i = rest % tkhm_p.size[d];
-            rest /= tkhm_p.size[d];
-            for (int x = 0; x < $(#k.inputs + 1); ++x)
-                at[x] += i * tkhm_p.stride[x][d];
-        }
-        /* tiles in groups of 8 along m, so that neighbouring blocks share a's and b's tiles in L2 */
-        const int64_t in_plane = tile % plane, group = in_plane / (8 * tkhm_tn);
-        const int64_t rows = tkhm_tm - group * 8 < 8 ? tkhm_tm - group * 8 : 8, in_group = in_plane % (8 * tkhm_tn);
-        const int64_t m0 = (group * 8 + in_group % rows) * 128, n0 = in_group / rows * 256;
-        const uint16_t *ga = (const uint16_t *)p_$(a.name) + at[0], *gb = (const uint16_t *)p_$(b.name) + at[1];
-        /* this thread's chunks of each k tile (2 of a's 512, 4 of b's 1024): where they lie
-         * in shared memory, where the first tile's are in memory, whether they are within m
-         * (n), and their offset along k; each fetch takes the next k tile into stage st */
-        const uint16_t *a_src[2], *b_src[4];
-        unsigned a_dst[2], b_dst[4], a_kq[2], b_kq[4];
-        bool a_in[2], b_in[4];
-        const int64_t a_step = AK ? 32 : 32 * a_k, b_step = BK ? 32 : 32 * b_k;
+        int64_t at[$(#k.inputs + 1)], m0, n0;
+        $(k.symbol)_place(tkhm_p, tile, TKHM_MT, TKHM_NT, at, m0, n0);
+        const $(mma.e) *ga = (const $(mma.e) *)p_$(a.name) + at[0], *gb = (const $(mma.e) *)p_$(b.name) + at[1];
+        /* this thread's chunks of each k tile: where they lie in shared memory, where the first
+         * tile's are in memory, whether they are within m (n), and their offset along k; each
+         * fetch takes the next k tile into stage st */
+        const $(mma.e) *a_src[a_chunks], *b_src[b_chunks];
+        unsigned a_dst[a_chunks], b_dst[b_chunks], a_kq[a_chunks], b_kq[b_chunks];
+        bool a_in[a_chunks], b_in[b_chunks];
+        const int64_t a_step = AK ? TKHM_KT : TKHM_KT * a_k, b_step = BK ? TKHM_KT : TKHM_KT * b_k;
 #pragma unroll
-        for (unsigned i = 0; i < 2; ++i) {
-            const unsigned e = tid + 256 * i, r = AK ? e >> 2 : e >> 4, c = AK ? e & 3 : e & 15;
-            const int64_t m = m0 + (AK ? r : c * 8);
-            a_kq[i] = AK ? c * 8 : r;
+        for (unsigned i = 0; i < a_chunks; ++i) {
+            const unsigned e = tid + 256 * i, r = e / a_row, c = e % a_row;
+            const int64_t m = m0 + (AK ? r : c * TKHM_EPC);
+            a_kq[i] = AK ? c * TKHM_EPC : r;
             a_in[i] = m < tkhm_m;
-            a_dst[i] = AK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, 16);
+            a_dst[i] = AK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, a_row);
             a_src[i] = ga + (a_in[i] ? (AK ? m * a_m + a_kq[i] : a_kq[i] * a_k + m) : 0);
         }
 #pragma unroll
-        for (unsigned i = 0; i < 4; ++i) {
-            const unsigned e = tid + 256 * i, r = BK ? e >> 2 : e >> 5, c = BK ? e & 3 : e & 31;
-            const int64_t n = n0 + (BK ? r : c * 8);
-            b_kq[i] = BK ? c * 8 : r;
+        for (unsigned i = 0; i < b_chunks; ++i) {
+            const unsigned e = tid + 256 * i, r = e / b_row, c = e % b_row;
+            const int64_t n = n0 + (BK ? r : c * TKHM_EPC);
+            b_kq[i] = BK ? c * TKHM_EPC : r;
             b_in[i] = n < tkhm_n;
-            b_dst[i] = BK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, 32);
+            b_dst[i] = BK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, b_row);
             b_src[i] = gb + (b_in[i] ? (BK ? n * b_n + b_kq[i] : b_kq[i] * b_k + n) : 0);
         }
         int64_t k_next = 0;
         auto fetch = [&](int st) {
-            uint16_t *sa = tkhm_s + st * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
+            $(mma.e) *sa = tkhm_s + st * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
 #pragma unroll
-            for (unsigned i = 0; i < 2; ++i) {
+            for (unsigned i = 0; i < a_chunks; ++i) {
                 const bool ok = a_in[i] && k_next + a_kq[i] < tkhm_k;
                 tkh_copy16_async(sa + a_dst[i], ok ? a_src[i] : ga, ok);
                 a_src[i] += a_step;
             }
 #pragma unroll
-            for (unsigned i = 0; i < 4; ++i) {
+            for (unsigned i = 0; i < b_chunks; ++i) {
                 const bool ok = b_in[i] && k_next + b_kq[i] < tkhm_k;
                 tkh_copy16_async(sb + b_dst[i], ok ? b_src[i] : gb, ok);
                 b_src[i] += b_step;
             }
-            k_next += 32;
+            k_next += TKHM_KT;
         };
-        float acc[4][8][4];
+        $(mma.epc == 2 and "double" or mma.epc == 8 and "float" or "int") acc[4][$(mma.epc == 2 and 4 or 8)][4];
 #pragma unroll
         for (int i = 0; i < 4; ++i)
 #pragma unroll
-            for (int j = 0; j < 8; ++j)
+            for (int j = 0; j < $(mma.epc == 2 and 4 or 8); ++j)
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
                     acc[i][j][e] = 0;
@@ -252,36 +300,108 @@ __global__ void __launch_bounds__(256) $(k.symbol)_mma($(table.concat(params, ",
             if (kt + TKHM_STAGES - 1 < ktiles)
                 fetch((int)((kt + TKHM_STAGES - 1) % TKHM_STAGES));
             tkh_copy_commit();
-            const uint16_t *sa = tkhm_s + (kt % TKHM_STAGES) * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
-            /* both halves of the k tile's fragments first, then their 64 products: the second
-             * half's loads complete under the first half's products */
+            const $(mma.e) *sa = tkhm_s + (kt % TKHM_STAGES) * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
+@ if mma.epc == 2 then
+            /* the stage's k in two halves; a lane's elements of the fragments
+             * (tkh_mma_1688_f64): rows (columns) g + 8 r, k 8 h + t + 4 s */
+            const unsigned g = lane / 4, t = lane % 4;
+#pragma unroll
+            for (unsigned h = 0; h < 2; ++h) {
+                double fb[4][2];
+#pragma unroll
+                for (unsigned j = 0; j < 4; ++j)
+#pragma unroll
+                    for (unsigned s = 0; s < 2; ++s) {
+                        const unsigned n = wn * 32 + 8 * j + g, kq = 8 * h + t + 4 * s;
+                        fb[j][s] = sb[BK ? TKHM_KMAJOR(n, kq / 2) + kq % 2 : TKHM_MNMAJOR(kq, n / 2, b_row) + n % 2];
+                    }
+#pragma unroll
+                for (unsigned i = 0; i < 4; ++i) {
+                    double fa[4];
+#pragma unroll
+                    for (unsigned v = 0; v < 4; ++v) {
+                        const unsigned m = wm * 64 + 16 * i + g + 8 * (v % 2), kq = 8 * h + t + 4 * (v / 2);
+                        fa[v] = sa[AK ? TKHM_KMAJOR(m, kq / 2) + kq % 2 : TKHM_MNMAJOR(kq, m / 2, a_row) + m % 2];
+                    }
+#pragma unroll
+                    for (unsigned j = 0; j < 4; ++j)
+                        tkh_mma_1688_f64(acc[i][j], fa, fb[j]);
+                }
+            }
+        }
+        tkh_copy_wait<0>();
+        __syncthreads(); /* before the next tile's fetches */
+        /* accumulator e of tile (i, j): row lane / 4 (+ 8 for e >= 2), column 2 (lane % 4) + e % 2 */
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int64_t m = m0 + wm * 64 + i * 16 + lane / 4 + (e >= 2 ? 8 : 0);
+                    const int64_t n = n0 + wn * 32 + j * 8 + 2 * (lane % 4) + e % 2;
+                    if (m < tkhm_m && n < tkhm_n)
+                        $(k.symbol)_finish($(pass), tkhm_p, at, m, n, acc[i][j][e]);
+                }
+@ else
+            /* both 32-byte halves of the k tile's fragments first, then their 64 products: the
+             * second half's loads complete under the first half's products */
             uint32_t fa[2][4][4], fb[2][8][2];
 #pragma unroll
             for (unsigned h = 0; h < 2; ++h) {
-                const unsigned kk = 16 * h;
+@   if mma.epc == 16 then
+                /* MN-major i8: ldmatrix.trans of rows k = 4q + {0, 1} and 4q + {2, 3} gives a lane
+                 * the 2 x 2 bytes (k 4t + {0, 1} or + {2, 3}, columns 2g, 2g + 1); bytes picked
+                 * from both make k 4t..4t + 3 of column 2g, and of 2g + 1: a fragment's row (or
+                 * column) g is then the tile's 2g, and its row g + 8 (or next tile) the 2g + 1 */
+                const unsigned q = lane / 8, r = lane % 8;
+                const unsigned k_row = 32 * h + 16 * (q / 2) + 4 * (r / 2) + 2 * (q % 2) + r % 2;
+@   end
 #pragma unroll
-                for (unsigned i = 0; i < 4; ++i) { /* a: 16 x 16 at rows wm * 64 + 16 i */
+                for (unsigned i = 0; i < 4; ++i) { /* a: 16 rows at wm * 64 + 16 i */
                     const unsigned base = wm * 64 + i * 16;
                     if (AK)
-                        tkh_load_matrices(fa[h][i], sa + TKHM_KMAJOR(base + lane % 16, (kk + lane / 16 * 8) / 8), false);
-                    else
-                        tkh_load_matrices(fa[h][i], sa + TKHM_MNMAJOR(kk + lane % 8 + lane / 16 * 8,
-                            (base + lane / 8 % 2 * 8) / 8, 16), true);
+                        tkh_load_matrices(fa[h][i], sa + TKHM_KMAJOR(base + lane % 16, 2 * h + lane / 16), false);
+                    else {
+@   if mma.epc == 8 then
+                        tkh_load_matrices(fa[h][i], sa + TKHM_MNMAJOR(16 * h + lane % 8 + lane / 16 * 8,
+                            base / 8 + lane / 8 % 2, a_row), true);
+@   else
+                        uint32_t x[4];
+                        tkh_load_matrices(x, sa + TKHM_MNMAJOR(k_row, base / 16, a_row), true);
+                        fa[h][i][0] = tkh_bytes(x[0], x[1], 0x6420);
+                        fa[h][i][1] = tkh_bytes(x[0], x[1], 0x7531);
+                        fa[h][i][2] = tkh_bytes(x[2], x[3], 0x6420);
+                        fa[h][i][3] = tkh_bytes(x[2], x[3], 0x7531);
+@   end
+                    }
                 }
 #pragma unroll
-                for (unsigned j = 0; j < 4; ++j) { /* b: 16 x 16 at columns wn * 64 + 16 j, two n8 tiles */
+                for (unsigned j = 0; j < 4; ++j) { /* b: 16 columns at wn * 64 + 16 j, two n8 tiles */
                     const unsigned base = wn * 64 + j * 16;
-                    uint32_t r[4];
-                    if (BK)
-                        tkh_load_matrices(r, sb + TKHM_KMAJOR(base + lane % 8 + lane / 16 * 8, (kk + lane / 8 % 2 * 8) / 8),
-                            false);
-                    else
-                        tkh_load_matrices(r, sb + TKHM_MNMAJOR(kk + lane % 8 + lane / 8 % 2 * 8, (base + lane / 16 * 8) / 8,
-                            32), true);
-                    fb[h][2 * j][0] = r[0];
-                    fb[h][2 * j][1] = r[1];
-                    fb[h][2 * j + 1][0] = r[2];
-                    fb[h][2 * j + 1][1] = r[3];
+                    uint32_t x[4];
+                    if (BK) {
+                        tkh_load_matrices(x, sb + TKHM_KMAJOR(base + lane % 8 + lane / 16 * 8, 2 * h + lane / 8 % 2), false);
+                        fb[h][2 * j][0] = x[0];
+                        fb[h][2 * j][1] = x[1];
+                        fb[h][2 * j + 1][0] = x[2];
+                        fb[h][2 * j + 1][1] = x[3];
+                    } else {
+@   if mma.epc == 8 then
+                        tkh_load_matrices(x, sb + TKHM_MNMAJOR(16 * h + lane % 8 + lane / 8 % 2 * 8, base / 8 + lane / 16,
+                            b_row), true);
+                        fb[h][2 * j][0] = x[0];
+                        fb[h][2 * j][1] = x[1];
+                        fb[h][2 * j + 1][0] = x[2];
+                        fb[h][2 * j + 1][1] = x[3];
+@   else
+                        tkh_load_matrices(x, sb + TKHM_MNMAJOR(k_row, base / 16, b_row), true);
+                        fb[h][2 * j][0] = tkh_bytes(x[0], x[1], 0x6420);
+                        fb[h][2 * j][1] = tkh_bytes(x[2], x[3], 0x6420);
+                        fb[h][2 * j + 1][0] = tkh_bytes(x[0], x[1], 0x7531);
+                        fb[h][2 * j + 1][1] = tkh_bytes(x[2], x[3], 0x7531);
+@   end
+                    }
                 }
             }
 #pragma unroll
@@ -290,29 +410,39 @@ __global__ void __launch_bounds__(256) $(k.symbol)_mma($(table.concat(params, ",
                 for (int i = 0; i < 4; ++i)
 #pragma unroll
                     for (int j = 0; j < 8; ++j)
+@   if mma.epc == 8 then
                         tkh_mma_16816<$(k.type.name == "bf16" and "true" or "false")>(acc[i][j], fa[h][i], fb[h][j]);
+@   else
+                        tkh_mma_16832_s8(acc[i][j], fa[h][i], fb[h][j]);
+@   end
         }
         tkh_copy_wait<0>();
         __syncthreads(); /* before the next tile's fetches */
-        /* accumulator e of tile (i, j): row lane / 4 (+ 8 for e >= 2), column 2 (lane % 4) + e % 2 */
+        /* accumulator e of tile (i, j): row lane / 4 (+ 8 for e >= 2), column 2 (lane % 4) + e % 2
+         * of the fragments' order (an MN-major i8 operand's rows or columns interleaved, above) */
+        constexpr bool a_paired = !AK && TKHM_EPC == 16, b_paired = !BK && TKHM_EPC == 16;
 #pragma unroll
         for (int i = 0; i < 4; ++i)
 #pragma unroll
             for (int j = 0; j < 8; ++j)
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    const int64_t m = m0 + wm * 64 + i * 16 + lane / 4 + (e >= 2 ? 8 : 0);
-                    const int64_t n = n0 + wn * 64 + j * 8 + 2 * (lane % 4) + e % 2;
+                    const unsigned row = a_paired ? 2 * (lane / 4) + (e >= 2) : lane / 4 + (e >= 2 ? 8 : 0);
+                    const unsigned col = b_paired ? j / 2 * 16 + 4 * (lane % 4) + 2 * (e % 2) + j % 2
+                                                  : j * 8 + 2 * (lane % 4) + e % 2;
+                    const int64_t m = m0 + wm * 64 + i * 16 + row, n = n0 + wn * 64 + col;
                     if (m < tkhm_m && n < tkhm_n)
-                        $(k.symbol)_finish($(pass), tkhm_p, at, m, n, acc[i][j][e]);
+                        $(k.symbol)_finish($(pass), tkhm_p, at, m, n, ($(R))acc[i][j][e]);
                 }
+@ end
     }
 #endif
 }
 
 /* Whether the mma kernel takes this plan on this device, and how a and b lie: each K-major
  * or MN-major with its other strides (the batch's too) in whole 16-byte chunks, its base
- * aligned to 16 bytes, and the contiguous dimension's chunks whole (a multiple of 8). */
+ * aligned to 16 bytes, and the contiguous dimension's chunks whole (a multiple of
+ * TKHM_EPC elements). */
 static int $(k.symbol)_mma_fits(const void *const *inputs, const tkh_plan *p, int *a_kmajor, int *b_kmajor)
 {
 #if defined(TKH_PLATFORM_NVIDIA)
@@ -320,17 +450,17 @@ static int $(k.symbol)_mma_fits(const void *const *inputs, const tkh_plan *p, in
     if (hipGetDevice(&device) != hipSuccess
         || hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) != hipSuccess || major < 8)
         return 0;
-    const int64_t k = p->size[0], n = p->size[1], m = p->size[2];
+    const int64_t k = p->size[0], n = p->size[1], m = p->size[2], c = TKHM_EPC;
     const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
     for (int d = 3; d < p->ndim; ++d)
-        if (p->stride[0][d] % 8 != 0 || p->stride[1][d] % 8 != 0)
+        if (p->stride[0][d] % c != 0 || p->stride[1][d] % c != 0)
             return 0;
     if (((uintptr_t)inputs[0] | (uintptr_t)inputs[1]) % 16 != 0)
         return 0;
-    *a_kmajor = a_k == 1 && a_m % 8 == 0 && k % 8 == 0;
-    *b_kmajor = b_k == 1 && b_n % 8 == 0 && k % 8 == 0;
-    return (*a_kmajor || (a_m == 1 && a_k % 8 == 0 && m % 8 == 0))
-        && (*b_kmajor || (b_n == 1 && b_k % 8 == 0 && n % 8 == 0));
+    *a_kmajor = a_k == 1 && a_m % c == 0 && k % c == 0;
+    *b_kmajor = b_k == 1 && b_n % c == 0 && k % c == 0;
+    return (*a_kmajor || (a_m == 1 && a_k % c == 0 && m % c == 0))
+        && (*b_kmajor || (b_n == 1 && b_k % c == 0 && n % c == 0));
 #else
     (void)inputs;
     (void)p;
@@ -340,26 +470,36 @@ static int $(k.symbol)_mma_fits(const void *const *inputs, const tkh_plan *p, in
 #endif
 }
 
-/* The mma kernel for a's and b's layouts, with its shared memory (past 48 KB: opted in). */
+/* The mma kernel for a's and b's layouts, with its shared memory (past 48 KB: opted in),
+ * over at most 'grid' blocks. */
 static int $(k.symbol)_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, void *stream, $(table.concat(params, ", ")),
     const tkh_plan *plan)
 {
     void (*const kernels[4])($(table.concat(params, ", ")), const tkh_plan) = { $(k.symbol)_mma<false, false>,
         $(k.symbol)_mma<false, true>, $(k.symbol)_mma<true, false>, $(k.symbol)_mma<true, true> };
     void (*const kernel)($(table.concat(params, ", ")), const tkh_plan) = kernels[2 * a_kmajor + b_kmajor];
-    const size_t bytes = TKHM_STAGES * TKHM_STAGE * sizeof(uint16_t);
+    const size_t bytes = TKHM_STAGES * TKHM_STAGE * sizeof($(mma.e));
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
         return (int)e;
-    hipLaunchKernelGGL(kernel, dim3(grid), dim3(256), bytes, (hipStream_t)stream, $(pass), *plan);
+    const int64_t tiles = (plan->size[1] + TKHM_NT - 1) / TKHM_NT * ((plan->size[2] + TKHM_MT - 1) / TKHM_MT)
+        * (plan->count / (plan->size[1] * plan->size[2]));
+    const unsigned blocks = tiles < (int64_t)grid ? (unsigned)(tiles > 0 ? tiles : 1) : grid;
+    hipLaunchKernelGGL(kernel, dim3(blocks), dim3(256), bytes, (hipStream_t)stream, $(pass), *plan);
     return (int)hipGetLastError();
 }
 
+#undef TKHM_EPC
+#undef TKHM_KT
 #undef TKHM_STAGES
+#undef TKHM_MT
+#undef TKHM_NT
 #undef TKHM_A_TILE
 #undef TKHM_STAGE
 #undef TKHM_KMAJOR
 #undef TKHM_MNMAJOR
+#undef TKHM_SWIZZLE
+#undef TKHM_SPLACE
 @ end
 /* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
  * of 256 threads: the mma kernel where it fits, else the FMA tiles. */
@@ -370,14 +510,10 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
     (void)scratch;
     if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
         return (int)hipErrorInvalidValue;
-@ if float and k.type.bits == 16 then
+@ if mma then
     int a_kmajor = 0, b_kmajor = 0;
-    if ($(k.symbol)_mma_fits(inputs, plan, &a_kmajor, &b_kmajor)) {
-        const int64_t plane = (plan->size[1] + 255) / 256 * ((plan->size[2] + 127) / 128);
-        const int64_t tiles = plane * (plan->count / (plan->size[1] * plan->size[2]));
-        const unsigned blocks = tiles < (int64_t)grid ? (unsigned)(tiles > 0 ? tiles : 1) : grid;
-        return $(k.symbol)_mma_launch(a_kmajor, b_kmajor, blocks, stream, $(table.concat(args, ", ")), plan);
-    }
+    if ($(k.symbol)_mma_fits(inputs, plan, &a_kmajor, &b_kmajor))
+        return $(k.symbol)_mma_launch(a_kmajor, b_kmajor, grid, stream, $(table.concat(args, ", ")), plan);
 @ end
     hipLaunchKernelGGL($(k.symbol)_tiles, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(table.concat(args, ", ")), *plan);
     return (int)hipGetLastError();

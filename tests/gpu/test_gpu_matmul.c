@@ -229,17 +229,23 @@ static void every_product_over_tensors(void **state)
         product_case(kernel, "k = 0: the empty sums, a bias", 2, a0, NULL, 2, B(0, 7), NULL, 1, &s);
         product_case(kernel, "[8, 4099] @ [4099, 9]: a long k", 2, along, NULL, 2, B(4099, 9), NULL, 1, &s);
         product_case(kernel, "[4100, 1100] @ [1100, 64]: a in pieces", 2, tall, NULL, 2, B(1100, 64), NULL, 1, &s);
-        /* whole 16-byte chunks along k (and along m or n where those are contiguous): on
-         * NVIDIA sm_80 and later the 16-bit products run on the matrix instructions */
-        const int64_t a136[2] = { 136, 264 }, a136_t[2] = { 1, 136 }, a5[4] = { 2, 3, 72, 64 };
-        const int64_t bt200[2] = { 1, kernel->b_nk ? 200 : 264 }, long8[2] = { 16, 8200 };
-        const int64_t b40[3] = { 3, kernel->b_nk ? 40 : 64, kernel->b_nk ? 64 : 40 };
-        product_case(kernel, "[136, 264] @ [264, 200], a bias: whole chunks", 2, a136, NULL, 2, B(264, 200), NULL, 1, &s);
-        product_case(kernel, "[136, 264] @ [264, 200]: whole chunks, transposed views", 2, a136, a136_t, 2, B(264, 200),
-            bt200, 0, &s);
-        product_case(kernel, "[2, 3, 72, 64] @ [3, 64, 40]: whole chunks, batched", 4, a5, NULL, 3, b40, NULL, 1, &s);
-        product_case(kernel, "[16, 8200] @ [8200, 24]: whole chunks, a long k", 2, long8, NULL, 2, B(8200, 24), NULL, 1, &s);
-        runs += 12;
+        /* whole 16-byte chunks along k (and along m or n where those are contiguous), of every
+         * element size: on NVIDIA sm_80 and later the 16-bit, i8 and f64 products run on the
+         * matrix instructions, with each operand K-major or MN-major as it lies */
+        const int64_t a144[2] = { 144, 272 }, a144_t[2] = { 1, 144 }, a5[4] = { 2, 3, 80, 64 };
+        const int64_t bt208[2] = { 1, kernel->b_nk ? 208 : 272 }, long8[2] = { 16, 8200 };
+        const int64_t b48[3] = { 3, kernel->b_nk ? 48 : 64, kernel->b_nk ? 64 : 48 };
+        product_case(kernel, "[144, 272] @ [272, 208], a bias: whole chunks", 2, a144, NULL, 2, B(272, 208), NULL, 1, &s);
+        product_case(kernel, "[144, 272] @ [272, 208]: whole chunks, transposed views", 2, a144, a144_t, 2, B(272, 208),
+            bt208, 0, &s);
+        product_case(kernel, "[144, 272] @ [272, 208]: whole chunks, a transposed view", 2, a144, a144_t, 2,
+            B(272, 208), NULL, 1, &s);
+        product_case(kernel, "[144, 272] @ [272, 208]: whole chunks, b transposed view", 2, a144, NULL, 2, B(272, 208),
+            bt208, 1, &s);
+        product_case(kernel, "[2, 3, 80, 64] @ [3, 64, 48]: whole chunks, batched", 4, a5, NULL, 3, b48, NULL, 1, &s);
+        product_case(kernel, "[16, 8200] @ [8200, 24]: whole chunks of 8 elements, a long k", 2, long8, NULL, 2,
+            B(8200, 24), NULL, 1, &s);
+        runs += 14;
     }
     printf("%zu tensor calls of %zu matrix products passed\n", runs, kernels);
 }
@@ -254,7 +260,7 @@ static void projection_detection(void **state)
     (void)state;
     const tkh_registry *reg = tkh_registry_core();
     const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
-    const int64_t m = 136, n = 200, depth = 264, sa[2] = { m, depth }, so[2] = { m, n };
+    const int64_t m = 144, n = 208, depth = 272, sa[2] = { m, depth }, so[2] = { m, n };
     for (size_t i = 0; i < reg->count; ++i) {
         const tkh_kernel_info *kernel = reg->kernels[i];
         if (strcmp(kernel->shape, "matmul") != 0 || !kernel->projectable)

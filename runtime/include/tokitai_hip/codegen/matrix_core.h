@@ -2,7 +2,8 @@
  * behind a small function so that the template holds no platform's fragment layout.
  *
  * NVIDIA (sm_80 and later), PTX ISA "Warp-level matrix instructions": mma.sync m16n8k16
- * with f32 accumulators over f16 or bf16; ldmatrix (x4: four 8 x 8 matrices of 16-bit
+ * with f32 accumulators over f16 or bf16, m16n8k32 over s8 with s32 accumulators (which
+ * wrap: no .satfinite), m16n8k8 (sm_90) or m8n8k4 over f64; ldmatrix (x4: four 8 x 8 matrices of 16-bit
  * elements, lanes 8i to 8i + 7 giving the row addresses of matrix i; with .trans each
  * matrix is transposed on the way); cp.async of 16 bytes (zero-filled where the source is
  * out of range). docs/matmul.md has the layouts these functions assume. */
@@ -49,6 +50,43 @@ static __device__ __forceinline__ void tkh_load_matrices(uint32_t r[4], const vo
     else
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+
+/* The bytes of x and y (bytes 0-3 and 4-7) that 'select' names, a nibble each (PTX prmt). */
+static __device__ __forceinline__ uint32_t tkh_bytes(uint32_t x, uint32_t y, uint32_t select)
+{
+    uint32_t r;
+    asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(x), "r"(y), "r"(select));
+    return r;
+}
+
+/* d += a (16 x 32, row) * b (32 x 8, col), s8 operands, s32 accumulators wrapping modulo 2^32. */
+static __device__ __forceinline__ void tkh_mma_16832_s8(int d[4], const uint32_t a[4], const uint32_t b[2])
+{
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* d += a (16 x 8, row) * b (8 x 8, col) in f64: lane l (g = l / 4, t = l % 4) holds a[i] =
+ * A[g + 8 (i % 2)][t + 4 (i / 2)], b[i] = B[t + 4 i][g] and d[i] = D[g + 8 (i / 2)][2 t + i % 2].
+ * sm_90 has the shape as one instruction (PTX ISA 7.8); sm_80 as 4 of m8n8k4 (lane l: A[g][t],
+ * B[t][g], D[g][2 t + i]), the same sums. */
+static __device__ __forceinline__ void tkh_mma_1688_f64(double d[4], const double a[4], const double b[2])
+{
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+    for (int s = 0; s < 2; ++s)
+        for (int h = 0; h < 2; ++h)
+            asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                : "+d"(d[2 * h]), "+d"(d[2 * h + 1])
+                : "d"(a[h + 2 * s]), "d"(b[s]));
+#endif
 }
 
 /* d += a (16 x 16, row) * b (16 x 8, col), f32 accumulators: f16 or bf16 operands. */

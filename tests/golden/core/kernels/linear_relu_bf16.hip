@@ -22,6 +22,28 @@ static __device__ __forceinline__ void tkhk_linear_relu_bf16_finish(const uint16
     p_out[at[3] + m * tkhm_p.stride[3][2] + n * tkhm_p.stride[3][1]] = tkh_f32_to_bf16((float)tkh_oracle_linear_relu_bf16((float)acc, c_bias));
 }
 
+/* Tile 'tile' of tiles of bm x bn outputs over the plan: the offsets of its batch in each
+ * array (at), and its first output (m0, n0). The tiles of a plane go in groups of 8 along m,
+ * so that neighbouring blocks share a's and b's tiles in L2. */
+static __device__ __forceinline__ void tkhk_linear_relu_bf16_place(const tkh_plan &p, int64_t tile, int64_t bm, int64_t bn,
+    int64_t *at, int64_t &m0, int64_t &n0)
+{
+    const int64_t tn = (p.size[1] + bn - 1) / bn, tm = (p.size[2] + bm - 1) / bm, plane = tn * tm;
+    int64_t rest = tile / plane;
+    for (int x = 0; x < 4; ++x)
+        at[x] = 0;
+    for (int d = 3; d < p.ndim; ++d) {
+        const int64_t i = rest % p.size[d];
+        rest /= p.size[d];
+        for (int x = 0; x < 4; ++x)
+            at[x] += i * p.stride[x][d];
+    }
+    const int64_t in_plane = tile % plane, group = in_plane / (8 * tn);
+    const int64_t rows = tm - group * 8 < 8 ? tm - group * 8 : 8, in_group = in_plane % (8 * tn);
+    m0 = (group * 8 + in_group % rows) * bm;
+    n0 = in_group / rows * bn;
+}
+
 /* Tiles of 128 x 128 outputs a block of 256 threads, each thread 8 x 8 of them (rows 4 ty
  * + i and 64 + 4 ty + i, columns likewise by tx, so that a warp's reads of a row of b's
  * tile are 16-byte vectors without bank conflicts); a's and b's tiles 8 along k at a time
@@ -36,24 +58,16 @@ __global__ void __launch_bounds__(256) tkhk_linear_relu_bf16_tiles(const uint16_
     __shared__ __align__(16) float tkhm_as[2][TKHM_BK][TKHM_BM];
     __shared__ __align__(16) float tkhm_bs[2][TKHM_BK][TKHM_BN];
     const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
-    const int64_t tkhm_tn = (tkhm_n + TKHM_BN - 1) / TKHM_BN, tkhm_tm = (tkhm_m + TKHM_BM - 1) / TKHM_BM;
-    const int64_t tkhm_tiles = tkhm_tn * tkhm_tm * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t tkhm_tiles = (tkhm_n + TKHM_BN - 1) / TKHM_BN * ((tkhm_m + TKHM_BM - 1) / TKHM_BM)
+        * (tkhm_p.count / (tkhm_n * tkhm_m));
     const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
     const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
     const unsigned tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
     /* this thread's 4 elements of each k tile: along k where that is contiguous, else along m (n) */
     const bool a_along_k = a_k == 1, b_along_k = b_n != 1;
     for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
-        /* the tile's batch, then its place in the m x n plane */
-        int64_t rest = tile / (tkhm_tn * tkhm_tm), at[4] = { 0 };
-        for (int d = 3; d < tkhm_p.ndim; ++d) {
-            const int64_t i = rest % tkhm_p.size[d];
-            rest /= tkhm_p.size[d];
-            for (int x = 0; x < 4; ++x)
-                at[x] += i * tkhm_p.stride[x][d];
-        }
-        const int64_t in_plane = tile % (tkhm_tn * tkhm_tm);
-        const int64_t m0 = in_plane / tkhm_tn * TKHM_BM, n0 = in_plane % tkhm_tn * TKHM_BN;
+        int64_t at[4], m0, n0;
+        tkhk_linear_relu_bf16_place(tkhm_p, tile, TKHM_BM, TKHM_BN, at, m0, n0);
         float acc[8][8], next_a[4], next_b[4];
 #pragma unroll
         for (int i = 0; i < 8; ++i)
@@ -120,85 +134,89 @@ __global__ void __launch_bounds__(256) tkhk_linear_relu_bf16_tiles(const uint16_
     }
 }
 
-/* On NVIDIA sm_80 and later: tiles of 128 x 256 outputs a block of 8 warps (2 along m, 4
- * along n), each warp 64 x 64 of them as 4 x 8 mma.sync m16n8k16 tiles (f32 accumulators);
- * a's and b's tiles 32 along k at a time through dynamic shared memory in TKHM_STAGES
- * stages of asynchronous copies, each operand K-major (k contiguous) or MN-major (m or n
- * contiguous) as it lies (AK, BK), read by ldmatrix (transposed for MN-major). Shared rows
- * keep their 16-byte chunks rotated so that ldmatrix's 8 rows fall in 8 different bank
- * groups: K-major rows (4 chunks) by row / 2, MN-major rows by the row. The launcher takes
- * this kernel only where every chunk is whole and aligned (docs/matmul.md). */
+/* Where a and b lie in shared memory: a stage holds a's tile and b's tile (rows of 64 bytes
+ * along k when an operand is K-major, k contiguous; rows along m (n), one per k, when it is
+ * MN-major), filled by asynchronous copies of 16-byte chunks of TKHM_EPC elements, each
+ * chunk of a row moved by the row's swizzle so that the 8 (or 16) rows a warp reads at
+ * once fall in different banks. */
+#define TKHM_EPC 8
+#define TKHM_KT (4 * TKHM_EPC) /* k of a stage: rows of 4 chunks when K-major */
 #define TKHM_STAGES 4
-#define TKHM_A_TILE (128 * 32) /* elements of a stage's a tile, then its b tile of 256 x 32 */
-#define TKHM_STAGE (TKHM_A_TILE + 256 * 32)
-#define TKHM_KMAJOR(row, chunk) ((((row) << 2) + ((chunk) ^ (((row) >> 1) & 3))) << 3)
-#define TKHM_MNMAJOR(row, chunk, per_row) ((((row) * (per_row)) + ((chunk) ^ ((row) & 7))) << 3)
+#define TKHM_KMAJOR(row, chunk) ((((row) << 2) + ((chunk) ^ (((row) >> 1) & 3))) * TKHM_EPC)
+#define TKHM_SWIZZLE(row) ((row) & 7) /* ldmatrix's 8 rows: 8 successive k */
+#define TKHM_MNMAJOR(row, chunk, per_row) (((row) * (per_row) + ((chunk) ^ TKHM_SWIZZLE(row))) * TKHM_EPC)
+#define TKHM_MT 128
+#define TKHM_NT 256
+#define TKHM_A_TILE (TKHM_MT * TKHM_KT) /* elements of a stage's a tile, then its b tile */
+#define TKHM_STAGE (TKHM_A_TILE + TKHM_NT * TKHM_KT)
 
+/* Tiles of 128 x 256 outputs a block of 8 warps (2 along m, 4 along n), each warp 64 x 64
+ * of them as 4 x 8 mma.sync m16n8k16 tiles (f32 accumulators);
+ * a's and b's tiles TKHM_KT along k through TKHM_STAGES stages of asynchronous copies, read by
+ * ldmatrix (transposed for MN-major operands). The launcher takes this kernel only where
+ * every chunk is whole and aligned (docs/matmul.md). */
 template <bool AK, bool BK>
 __global__ void __launch_bounds__(256) tkhk_linear_relu_bf16_mma(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const tkh_plan tkhm_p)
 {
 #if defined(TKH_HAS_MMA_SYNC)
-    extern __shared__ __align__(128) uint16_t tkhm_s[];
+    extern __shared__ __align__(128) unsigned char tkhm_smem[]; /* one name for every kernel of a unit */
+    uint16_t *const tkhm_s = (uint16_t *)tkhm_smem;
     const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
-    const int64_t tkhm_tn = (tkhm_n + 255) / 256, tkhm_tm = (tkhm_m + 127) / 128, plane = tkhm_tn * tkhm_tm;
-    const int64_t tkhm_tiles = plane * (tkhm_p.count / (tkhm_n * tkhm_m)), ktiles = (tkhm_k + 31) / 32;
+    const int64_t tkhm_tiles = (tkhm_n + TKHM_NT - 1) / TKHM_NT * ((tkhm_m + TKHM_MT - 1) / TKHM_MT)
+        * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t ktiles = (tkhm_k + TKHM_KT - 1) / TKHM_KT;
     const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
     const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
     const unsigned tid = threadIdx.x, lane = tid % 32, wm = tid / 128, wn = tid / 32 % 4;
+    /* chunks of a stage: each operand's rows (K-major: TKHM_KT / TKHM_EPC chunks; MN-major:
+     * a row of the tile along m or n), a thread's share of each */
+    constexpr unsigned a_row = AK ? TKHM_KT / TKHM_EPC : TKHM_MT / TKHM_EPC, b_row = BK ? TKHM_KT / TKHM_EPC : TKHM_NT / TKHM_EPC;
+    constexpr unsigned a_chunks = TKHM_MT * TKHM_KT / TKHM_EPC / 256, b_chunks = TKHM_NT * TKHM_KT / TKHM_EPC / 256;
     for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
-        int64_t rest = tile / plane, at[4] = { 0 };
-        for (int d = 3; d < tkhm_p.ndim; ++d) {
-            const int64_t i = rest % tkhm_p.size[d];
-            rest /= tkhm_p.size[d];
-            for (int x = 0; x < 4; ++x)
-                at[x] += i * tkhm_p.stride[x][d];
-        }
-        /* tiles in groups of 8 along m, so that neighbouring blocks share a's and b's tiles in L2 */
-        const int64_t in_plane = tile % plane, group = in_plane / (8 * tkhm_tn);
-        const int64_t rows = tkhm_tm - group * 8 < 8 ? tkhm_tm - group * 8 : 8, in_group = in_plane % (8 * tkhm_tn);
-        const int64_t m0 = (group * 8 + in_group % rows) * 128, n0 = in_group / rows * 256;
+        int64_t at[4], m0, n0;
+        tkhk_linear_relu_bf16_place(tkhm_p, tile, TKHM_MT, TKHM_NT, at, m0, n0);
         const uint16_t *ga = (const uint16_t *)p_x + at[0], *gb = (const uint16_t *)p_weight + at[1];
-        /* this thread's chunks of each k tile (2 of a's 512, 4 of b's 1024): where they lie
-         * in shared memory, where the first tile's are in memory, whether they are within m
-         * (n), and their offset along k; each fetch takes the next k tile into stage st */
-        const uint16_t *a_src[2], *b_src[4];
-        unsigned a_dst[2], b_dst[4], a_kq[2], b_kq[4];
-        bool a_in[2], b_in[4];
-        const int64_t a_step = AK ? 32 : 32 * a_k, b_step = BK ? 32 : 32 * b_k;
+        /* this thread's chunks of each k tile: where they lie in shared memory, where the first
+         * tile's are in memory, whether they are within m (n), and their offset along k; each
+         * fetch takes the next k tile into stage st */
+        const uint16_t *a_src[a_chunks], *b_src[b_chunks];
+        unsigned a_dst[a_chunks], b_dst[b_chunks], a_kq[a_chunks], b_kq[b_chunks];
+        bool a_in[a_chunks], b_in[b_chunks];
+        const int64_t a_step = AK ? TKHM_KT : TKHM_KT * a_k, b_step = BK ? TKHM_KT : TKHM_KT * b_k;
 #pragma unroll
-        for (unsigned i = 0; i < 2; ++i) {
-            const unsigned e = tid + 256 * i, r = AK ? e >> 2 : e >> 4, c = AK ? e & 3 : e & 15;
-            const int64_t m = m0 + (AK ? r : c * 8);
-            a_kq[i] = AK ? c * 8 : r;
+        for (unsigned i = 0; i < a_chunks; ++i) {
+            const unsigned e = tid + 256 * i, r = e / a_row, c = e % a_row;
+            const int64_t m = m0 + (AK ? r : c * TKHM_EPC);
+            a_kq[i] = AK ? c * TKHM_EPC : r;
             a_in[i] = m < tkhm_m;
-            a_dst[i] = AK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, 16);
+            a_dst[i] = AK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, a_row);
             a_src[i] = ga + (a_in[i] ? (AK ? m * a_m + a_kq[i] : a_kq[i] * a_k + m) : 0);
         }
 #pragma unroll
-        for (unsigned i = 0; i < 4; ++i) {
-            const unsigned e = tid + 256 * i, r = BK ? e >> 2 : e >> 5, c = BK ? e & 3 : e & 31;
-            const int64_t n = n0 + (BK ? r : c * 8);
-            b_kq[i] = BK ? c * 8 : r;
+        for (unsigned i = 0; i < b_chunks; ++i) {
+            const unsigned e = tid + 256 * i, r = e / b_row, c = e % b_row;
+            const int64_t n = n0 + (BK ? r : c * TKHM_EPC);
+            b_kq[i] = BK ? c * TKHM_EPC : r;
             b_in[i] = n < tkhm_n;
-            b_dst[i] = BK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, 32);
+            b_dst[i] = BK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, b_row);
             b_src[i] = gb + (b_in[i] ? (BK ? n * b_n + b_kq[i] : b_kq[i] * b_k + n) : 0);
         }
         int64_t k_next = 0;
         auto fetch = [&](int st) {
             uint16_t *sa = tkhm_s + st * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
 #pragma unroll
-            for (unsigned i = 0; i < 2; ++i) {
+            for (unsigned i = 0; i < a_chunks; ++i) {
                 const bool ok = a_in[i] && k_next + a_kq[i] < tkhm_k;
                 tkh_copy16_async(sa + a_dst[i], ok ? a_src[i] : ga, ok);
                 a_src[i] += a_step;
             }
 #pragma unroll
-            for (unsigned i = 0; i < 4; ++i) {
+            for (unsigned i = 0; i < b_chunks; ++i) {
                 const bool ok = b_in[i] && k_next + b_kq[i] < tkhm_k;
                 tkh_copy16_async(sb + b_dst[i], ok ? b_src[i] : gb, ok);
                 b_src[i] += b_step;
             }
-            k_next += 32;
+            k_next += TKHM_KT;
         };
         float acc[4][8][4];
 #pragma unroll
@@ -221,35 +239,39 @@ __global__ void __launch_bounds__(256) tkhk_linear_relu_bf16_mma(const uint16_t 
                 fetch((int)((kt + TKHM_STAGES - 1) % TKHM_STAGES));
             tkh_copy_commit();
             const uint16_t *sa = tkhm_s + (kt % TKHM_STAGES) * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
-            /* both halves of the k tile's fragments first, then their 64 products: the second
-             * half's loads complete under the first half's products */
+            /* both 32-byte halves of the k tile's fragments first, then their 64 products: the
+             * second half's loads complete under the first half's products */
             uint32_t fa[2][4][4], fb[2][8][2];
 #pragma unroll
             for (unsigned h = 0; h < 2; ++h) {
-                const unsigned kk = 16 * h;
 #pragma unroll
-                for (unsigned i = 0; i < 4; ++i) { /* a: 16 x 16 at rows wm * 64 + 16 i */
+                for (unsigned i = 0; i < 4; ++i) { /* a: 16 rows at wm * 64 + 16 i */
                     const unsigned base = wm * 64 + i * 16;
                     if (AK)
-                        tkh_load_matrices(fa[h][i], sa + TKHM_KMAJOR(base + lane % 16, (kk + lane / 16 * 8) / 8), false);
-                    else
-                        tkh_load_matrices(fa[h][i], sa + TKHM_MNMAJOR(kk + lane % 8 + lane / 16 * 8,
-                            (base + lane / 8 % 2 * 8) / 8, 16), true);
+                        tkh_load_matrices(fa[h][i], sa + TKHM_KMAJOR(base + lane % 16, 2 * h + lane / 16), false);
+                    else {
+                        tkh_load_matrices(fa[h][i], sa + TKHM_MNMAJOR(16 * h + lane % 8 + lane / 16 * 8,
+                            base / 8 + lane / 8 % 2, a_row), true);
+                    }
                 }
 #pragma unroll
-                for (unsigned j = 0; j < 4; ++j) { /* b: 16 x 16 at columns wn * 64 + 16 j, two n8 tiles */
+                for (unsigned j = 0; j < 4; ++j) { /* b: 16 columns at wn * 64 + 16 j, two n8 tiles */
                     const unsigned base = wn * 64 + j * 16;
-                    uint32_t r[4];
-                    if (BK)
-                        tkh_load_matrices(r, sb + TKHM_KMAJOR(base + lane % 8 + lane / 16 * 8, (kk + lane / 8 % 2 * 8) / 8),
-                            false);
-                    else
-                        tkh_load_matrices(r, sb + TKHM_MNMAJOR(kk + lane % 8 + lane / 8 % 2 * 8, (base + lane / 16 * 8) / 8,
-                            32), true);
-                    fb[h][2 * j][0] = r[0];
-                    fb[h][2 * j][1] = r[1];
-                    fb[h][2 * j + 1][0] = r[2];
-                    fb[h][2 * j + 1][1] = r[3];
+                    uint32_t x[4];
+                    if (BK) {
+                        tkh_load_matrices(x, sb + TKHM_KMAJOR(base + lane % 8 + lane / 16 * 8, 2 * h + lane / 8 % 2), false);
+                        fb[h][2 * j][0] = x[0];
+                        fb[h][2 * j][1] = x[1];
+                        fb[h][2 * j + 1][0] = x[2];
+                        fb[h][2 * j + 1][1] = x[3];
+                    } else {
+                        tkh_load_matrices(x, sb + TKHM_MNMAJOR(16 * h + lane % 8 + lane / 8 % 2 * 8, base / 8 + lane / 16,
+                            b_row), true);
+                        fb[h][2 * j][0] = x[0];
+                        fb[h][2 * j][1] = x[1];
+                        fb[h][2 * j + 1][0] = x[2];
+                        fb[h][2 * j + 1][1] = x[3];
+                    }
                 }
             }
 #pragma unroll
@@ -262,17 +284,21 @@ __global__ void __launch_bounds__(256) tkhk_linear_relu_bf16_mma(const uint16_t 
         }
         tkh_copy_wait<0>();
         __syncthreads(); /* before the next tile's fetches */
-        /* accumulator e of tile (i, j): row lane / 4 (+ 8 for e >= 2), column 2 (lane % 4) + e % 2 */
+        /* accumulator e of tile (i, j): row lane / 4 (+ 8 for e >= 2), column 2 (lane % 4) + e % 2
+         * of the fragments' order (an MN-major i8 operand's rows or columns interleaved, above) */
+        constexpr bool a_paired = !AK && TKHM_EPC == 16, b_paired = !BK && TKHM_EPC == 16;
 #pragma unroll
         for (int i = 0; i < 4; ++i)
 #pragma unroll
             for (int j = 0; j < 8; ++j)
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    const int64_t m = m0 + wm * 64 + i * 16 + lane / 4 + (e >= 2 ? 8 : 0);
-                    const int64_t n = n0 + wn * 64 + j * 8 + 2 * (lane % 4) + e % 2;
+                    const unsigned row = a_paired ? 2 * (lane / 4) + (e >= 2) : lane / 4 + (e >= 2 ? 8 : 0);
+                    const unsigned col = b_paired ? j / 2 * 16 + 4 * (lane % 4) + 2 * (e % 2) + j % 2
+                                                  : j * 8 + 2 * (lane % 4) + e % 2;
+                    const int64_t m = m0 + wm * 64 + i * 16 + row, n = n0 + wn * 64 + col;
                     if (m < tkhm_m && n < tkhm_n)
-                        tkhk_linear_relu_bf16_finish(p_x, p_weight, p_bias, p_out, tkhm_p, at, m, n, acc[i][j][e]);
+                        tkhk_linear_relu_bf16_finish(p_x, p_weight, p_bias, p_out, tkhm_p, at, m, n, (float)acc[i][j][e]);
                 }
     }
 #endif
@@ -280,7 +306,8 @@ __global__ void __launch_bounds__(256) tkhk_linear_relu_bf16_mma(const uint16_t 
 
 /* Whether the mma kernel takes this plan on this device, and how a and b lie: each K-major
  * or MN-major with its other strides (the batch's too) in whole 16-byte chunks, its base
- * aligned to 16 bytes, and the contiguous dimension's chunks whole (a multiple of 8). */
+ * aligned to 16 bytes, and the contiguous dimension's chunks whole (a multiple of
+ * TKHM_EPC elements). */
 static int tkhk_linear_relu_bf16_mma_fits(const void *const *inputs, const tkh_plan *p, int *a_kmajor, int *b_kmajor)
 {
 #if defined(TKH_PLATFORM_NVIDIA)
@@ -288,17 +315,17 @@ static int tkhk_linear_relu_bf16_mma_fits(const void *const *inputs, const tkh_p
     if (hipGetDevice(&device) != hipSuccess
         || hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) != hipSuccess || major < 8)
         return 0;
-    const int64_t k = p->size[0], n = p->size[1], m = p->size[2];
+    const int64_t k = p->size[0], n = p->size[1], m = p->size[2], c = TKHM_EPC;
     const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
     for (int d = 3; d < p->ndim; ++d)
-        if (p->stride[0][d] % 8 != 0 || p->stride[1][d] % 8 != 0)
+        if (p->stride[0][d] % c != 0 || p->stride[1][d] % c != 0)
             return 0;
     if (((uintptr_t)inputs[0] | (uintptr_t)inputs[1]) % 16 != 0)
         return 0;
-    *a_kmajor = a_k == 1 && a_m % 8 == 0 && k % 8 == 0;
-    *b_kmajor = b_k == 1 && b_n % 8 == 0 && k % 8 == 0;
-    return (*a_kmajor || (a_m == 1 && a_k % 8 == 0 && m % 8 == 0))
-        && (*b_kmajor || (b_n == 1 && b_k % 8 == 0 && n % 8 == 0));
+    *a_kmajor = a_k == 1 && a_m % c == 0 && k % c == 0;
+    *b_kmajor = b_k == 1 && b_n % c == 0 && k % c == 0;
+    return (*a_kmajor || (a_m == 1 && a_k % c == 0 && m % c == 0))
+        && (*b_kmajor || (b_n == 1 && b_k % c == 0 && n % c == 0));
 #else
     (void)inputs;
     (void)p;
@@ -308,7 +335,8 @@ static int tkhk_linear_relu_bf16_mma_fits(const void *const *inputs, const tkh_p
 #endif
 }
 
-/* The mma kernel for a's and b's layouts, with its shared memory (past 48 KB: opted in). */
+/* The mma kernel for a's and b's layouts, with its shared memory (past 48 KB: opted in),
+ * over at most 'grid' blocks. */
 static int tkhk_linear_relu_bf16_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, void *stream, const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out,
     const tkh_plan *plan)
 {
@@ -319,15 +347,24 @@ static int tkhk_linear_relu_bf16_mma_launch(int a_kmajor, int b_kmajor, unsigned
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
         return (int)e;
-    hipLaunchKernelGGL(kernel, dim3(grid), dim3(256), bytes, (hipStream_t)stream, p_x, p_weight, p_bias, p_out, *plan);
+    const int64_t tiles = (plan->size[1] + TKHM_NT - 1) / TKHM_NT * ((plan->size[2] + TKHM_MT - 1) / TKHM_MT)
+        * (plan->count / (plan->size[1] * plan->size[2]));
+    const unsigned blocks = tiles < (int64_t)grid ? (unsigned)(tiles > 0 ? tiles : 1) : grid;
+    hipLaunchKernelGGL(kernel, dim3(blocks), dim3(256), bytes, (hipStream_t)stream, p_x, p_weight, p_bias, p_out, *plan);
     return (int)hipGetLastError();
 }
 
+#undef TKHM_EPC
+#undef TKHM_KT
 #undef TKHM_STAGES
+#undef TKHM_MT
+#undef TKHM_NT
 #undef TKHM_A_TILE
 #undef TKHM_STAGE
 #undef TKHM_KMAJOR
 #undef TKHM_MNMAJOR
+#undef TKHM_SWIZZLE
+#undef TKHM_SPLACE
 /* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
  * of 256 threads: the mma kernel where it fits, else the FMA tiles. */
 extern "C" TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *inputs, void *const *outputs,
@@ -338,12 +375,8 @@ extern "C" TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *i
     if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
         return (int)hipErrorInvalidValue;
     int a_kmajor = 0, b_kmajor = 0;
-    if (tkhk_linear_relu_bf16_mma_fits(inputs, plan, &a_kmajor, &b_kmajor)) {
-        const int64_t plane = (plan->size[1] + 255) / 256 * ((plan->size[2] + 127) / 128);
-        const int64_t tiles = plane * (plan->count / (plan->size[1] * plan->size[2]));
-        const unsigned blocks = tiles < (int64_t)grid ? (unsigned)(tiles > 0 ? tiles : 1) : grid;
-        return tkhk_linear_relu_bf16_mma_launch(a_kmajor, b_kmajor, blocks, stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (const uint16_t *)inputs[2], (uint16_t *)outputs[0], plan);
-    }
+    if (tkhk_linear_relu_bf16_mma_fits(inputs, plan, &a_kmajor, &b_kmajor))
+        return tkhk_linear_relu_bf16_mma_launch(a_kmajor, b_kmajor, grid, stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (const uint16_t *)inputs[2], (uint16_t *)outputs[0], plan);
     hipLaunchKernelGGL(tkhk_linear_relu_bf16_tiles, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (const uint16_t *)inputs[2], (uint16_t *)outputs[0], *plan);
     return (int)hipGetLastError();
 }

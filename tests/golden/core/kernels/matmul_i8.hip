@@ -21,6 +21,28 @@ static __device__ __forceinline__ void tkhk_matmul_i8_finish(const int8_t *__res
     p_out[at[2] + m * tkhm_p.stride[2][2] + n * tkhm_p.stride[2][1]] = (int32_t)tkh_oracle_matmul_i8((int32_t)acc);
 }
 
+/* Tile 'tile' of tiles of bm x bn outputs over the plan: the offsets of its batch in each
+ * array (at), and its first output (m0, n0). The tiles of a plane go in groups of 8 along m,
+ * so that neighbouring blocks share a's and b's tiles in L2. */
+static __device__ __forceinline__ void tkhk_matmul_i8_place(const tkh_plan &p, int64_t tile, int64_t bm, int64_t bn,
+    int64_t *at, int64_t &m0, int64_t &n0)
+{
+    const int64_t tn = (p.size[1] + bn - 1) / bn, tm = (p.size[2] + bm - 1) / bm, plane = tn * tm;
+    int64_t rest = tile / plane;
+    for (int x = 0; x < 3; ++x)
+        at[x] = 0;
+    for (int d = 3; d < p.ndim; ++d) {
+        const int64_t i = rest % p.size[d];
+        rest /= p.size[d];
+        for (int x = 0; x < 3; ++x)
+            at[x] += i * p.stride[x][d];
+    }
+    const int64_t in_plane = tile % plane, group = in_plane / (8 * tn);
+    const int64_t rows = tm - group * 8 < 8 ? tm - group * 8 : 8, in_group = in_plane % (8 * tn);
+    m0 = (group * 8 + in_group % rows) * bm;
+    n0 = in_group / rows * bn;
+}
+
 /* Tiles of 128 x 128 outputs a block of 256 threads, each thread 8 x 8 of them (rows 4 ty
  * + i and 64 + 4 ty + i, columns likewise by tx, so that a warp's reads of a row of b's
  * tile are 16-byte vectors without bank conflicts); a's and b's tiles 8 along k at a time
@@ -35,24 +57,16 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_tiles(const int8_t *__rest
     __shared__ __align__(16) uint32_t tkhm_as[2][TKHM_BK][TKHM_BM];
     __shared__ __align__(16) uint32_t tkhm_bs[2][TKHM_BK][TKHM_BN];
     const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
-    const int64_t tkhm_tn = (tkhm_n + TKHM_BN - 1) / TKHM_BN, tkhm_tm = (tkhm_m + TKHM_BM - 1) / TKHM_BM;
-    const int64_t tkhm_tiles = tkhm_tn * tkhm_tm * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t tkhm_tiles = (tkhm_n + TKHM_BN - 1) / TKHM_BN * ((tkhm_m + TKHM_BM - 1) / TKHM_BM)
+        * (tkhm_p.count / (tkhm_n * tkhm_m));
     const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
     const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
     const unsigned tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
     /* this thread's 4 elements of each k tile: along k where that is contiguous, else along m (n) */
     const bool a_along_k = a_k == 1, b_along_k = b_n != 1;
     for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
-        /* the tile's batch, then its place in the m x n plane */
-        int64_t rest = tile / (tkhm_tn * tkhm_tm), at[3] = { 0 };
-        for (int d = 3; d < tkhm_p.ndim; ++d) {
-            const int64_t i = rest % tkhm_p.size[d];
-            rest /= tkhm_p.size[d];
-            for (int x = 0; x < 3; ++x)
-                at[x] += i * tkhm_p.stride[x][d];
-        }
-        const int64_t in_plane = tile % (tkhm_tn * tkhm_tm);
-        const int64_t m0 = in_plane / tkhm_tn * TKHM_BM, n0 = in_plane % tkhm_tn * TKHM_BN;
+        int64_t at[3], m0, n0;
+        tkhk_matmul_i8_place(tkhm_p, tile, TKHM_BM, TKHM_BN, at, m0, n0);
         uint32_t acc[8][8], next_a[4], next_b[4];
 #pragma unroll
         for (int i = 0; i < 8; ++i)
@@ -119,6 +133,246 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_tiles(const int8_t *__rest
     }
 }
 
+/* Where a and b lie in shared memory: a stage holds a's tile and b's tile (rows of 64 bytes
+ * along k when an operand is K-major, k contiguous; rows along m (n), one per k, when it is
+ * MN-major), filled by asynchronous copies of 16-byte chunks of TKHM_EPC elements, each
+ * chunk of a row moved by the row's swizzle so that the 8 (or 16) rows a warp reads at
+ * once fall in different banks. */
+#define TKHM_EPC 16
+#define TKHM_KT (4 * TKHM_EPC) /* k of a stage: rows of 4 chunks when K-major */
+#define TKHM_STAGES 4
+#define TKHM_KMAJOR(row, chunk) ((((row) << 2) + ((chunk) ^ (((row) >> 1) & 3))) * TKHM_EPC)
+#define TKHM_SWIZZLE(row) (((row) & 1) | (((row) >> 1) & 6)) /* ldmatrix's 8 rows: k 4q + {0, 1} (or {2, 3}) */
+#define TKHM_MNMAJOR(row, chunk, per_row) (((row) * (per_row) + ((chunk) ^ TKHM_SWIZZLE(row))) * TKHM_EPC)
+#define TKHM_MT 128
+#define TKHM_NT 256
+#define TKHM_A_TILE (TKHM_MT * TKHM_KT) /* elements of a stage's a tile, then its b tile */
+#define TKHM_STAGE (TKHM_A_TILE + TKHM_NT * TKHM_KT)
+
+/* Tiles of 128 x 256 outputs a block of 8 warps (2 along m, 4 along n), each warp 64 x 64
+ * of them as 4 x 8 mma.sync m16n8k32 tiles (s32 accumulators);
+ * a's and b's tiles TKHM_KT along k through TKHM_STAGES stages of asynchronous copies, read by
+ * ldmatrix (transposed for MN-major operands). The launcher takes this kernel only where
+ * every chunk is whole and aligned (docs/matmul.md). */
+template <bool AK, bool BK>
+__global__ void __launch_bounds__(256) tkhk_matmul_i8_mma(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan tkhm_p)
+{
+#if defined(TKH_HAS_MMA_SYNC)
+    extern __shared__ __align__(128) unsigned char tkhm_smem[]; /* one name for every kernel of a unit */
+    int8_t *const tkhm_s = (int8_t *)tkhm_smem;
+    const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
+    const int64_t tkhm_tiles = (tkhm_n + TKHM_NT - 1) / TKHM_NT * ((tkhm_m + TKHM_MT - 1) / TKHM_MT)
+        * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t ktiles = (tkhm_k + TKHM_KT - 1) / TKHM_KT;
+    const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
+    const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
+    const unsigned tid = threadIdx.x, lane = tid % 32, wm = tid / 128, wn = tid / 32 % 4;
+    /* chunks of a stage: each operand's rows (K-major: TKHM_KT / TKHM_EPC chunks; MN-major:
+     * a row of the tile along m or n), a thread's share of each */
+    constexpr unsigned a_row = AK ? TKHM_KT / TKHM_EPC : TKHM_MT / TKHM_EPC, b_row = BK ? TKHM_KT / TKHM_EPC : TKHM_NT / TKHM_EPC;
+    constexpr unsigned a_chunks = TKHM_MT * TKHM_KT / TKHM_EPC / 256, b_chunks = TKHM_NT * TKHM_KT / TKHM_EPC / 256;
+    for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
+        int64_t at[3], m0, n0;
+        tkhk_matmul_i8_place(tkhm_p, tile, TKHM_MT, TKHM_NT, at, m0, n0);
+        const int8_t *ga = (const int8_t *)p_a + at[0], *gb = (const int8_t *)p_b + at[1];
+        /* this thread's chunks of each k tile: where they lie in shared memory, where the first
+         * tile's are in memory, whether they are within m (n), and their offset along k; each
+         * fetch takes the next k tile into stage st */
+        const int8_t *a_src[a_chunks], *b_src[b_chunks];
+        unsigned a_dst[a_chunks], b_dst[b_chunks], a_kq[a_chunks], b_kq[b_chunks];
+        bool a_in[a_chunks], b_in[b_chunks];
+        const int64_t a_step = AK ? TKHM_KT : TKHM_KT * a_k, b_step = BK ? TKHM_KT : TKHM_KT * b_k;
+#pragma unroll
+        for (unsigned i = 0; i < a_chunks; ++i) {
+            const unsigned e = tid + 256 * i, r = e / a_row, c = e % a_row;
+            const int64_t m = m0 + (AK ? r : c * TKHM_EPC);
+            a_kq[i] = AK ? c * TKHM_EPC : r;
+            a_in[i] = m < tkhm_m;
+            a_dst[i] = AK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, a_row);
+            a_src[i] = ga + (a_in[i] ? (AK ? m * a_m + a_kq[i] : a_kq[i] * a_k + m) : 0);
+        }
+#pragma unroll
+        for (unsigned i = 0; i < b_chunks; ++i) {
+            const unsigned e = tid + 256 * i, r = e / b_row, c = e % b_row;
+            const int64_t n = n0 + (BK ? r : c * TKHM_EPC);
+            b_kq[i] = BK ? c * TKHM_EPC : r;
+            b_in[i] = n < tkhm_n;
+            b_dst[i] = BK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, b_row);
+            b_src[i] = gb + (b_in[i] ? (BK ? n * b_n + b_kq[i] : b_kq[i] * b_k + n) : 0);
+        }
+        int64_t k_next = 0;
+        auto fetch = [&](int st) {
+            int8_t *sa = tkhm_s + st * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
+#pragma unroll
+            for (unsigned i = 0; i < a_chunks; ++i) {
+                const bool ok = a_in[i] && k_next + a_kq[i] < tkhm_k;
+                tkh_copy16_async(sa + a_dst[i], ok ? a_src[i] : ga, ok);
+                a_src[i] += a_step;
+            }
+#pragma unroll
+            for (unsigned i = 0; i < b_chunks; ++i) {
+                const bool ok = b_in[i] && k_next + b_kq[i] < tkhm_k;
+                tkh_copy16_async(sb + b_dst[i], ok ? b_src[i] : gb, ok);
+                b_src[i] += b_step;
+            }
+            k_next += TKHM_KT;
+        };
+        int acc[4][8][4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    acc[i][j][e] = 0;
+#pragma unroll
+        for (int st = 0; st < TKHM_STAGES - 1; ++st) {
+            if (st < ktiles)
+                fetch(st);
+            tkh_copy_commit();
+        }
+        for (int64_t kt = 0; kt < ktiles; ++kt) {
+            tkh_copy_wait<TKHM_STAGES - 2>(); /* tile kt is in (its group and those before it) */
+            __syncthreads(); /* and every warp is done with the stage the next fetch fills */
+            if (kt + TKHM_STAGES - 1 < ktiles)
+                fetch((int)((kt + TKHM_STAGES - 1) % TKHM_STAGES));
+            tkh_copy_commit();
+            const int8_t *sa = tkhm_s + (kt % TKHM_STAGES) * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
+            /* both 32-byte halves of the k tile's fragments first, then their 64 products: the
+             * second half's loads complete under the first half's products */
+            uint32_t fa[2][4][4], fb[2][8][2];
+#pragma unroll
+            for (unsigned h = 0; h < 2; ++h) {
+                /* MN-major i8: ldmatrix.trans of rows k = 4q + {0, 1} and 4q + {2, 3} gives a lane
+                 * the 2 x 2 bytes (k 4t + {0, 1} or + {2, 3}, columns 2g, 2g + 1); bytes picked
+                 * from both make k 4t..4t + 3 of column 2g, and of 2g + 1: a fragment's row (or
+                 * column) g is then the tile's 2g, and its row g + 8 (or next tile) the 2g + 1 */
+                const unsigned q = lane / 8, r = lane % 8;
+                const unsigned k_row = 32 * h + 16 * (q / 2) + 4 * (r / 2) + 2 * (q % 2) + r % 2;
+#pragma unroll
+                for (unsigned i = 0; i < 4; ++i) { /* a: 16 rows at wm * 64 + 16 i */
+                    const unsigned base = wm * 64 + i * 16;
+                    if (AK)
+                        tkh_load_matrices(fa[h][i], sa + TKHM_KMAJOR(base + lane % 16, 2 * h + lane / 16), false);
+                    else {
+                        uint32_t x[4];
+                        tkh_load_matrices(x, sa + TKHM_MNMAJOR(k_row, base / 16, a_row), true);
+                        fa[h][i][0] = tkh_bytes(x[0], x[1], 0x6420);
+                        fa[h][i][1] = tkh_bytes(x[0], x[1], 0x7531);
+                        fa[h][i][2] = tkh_bytes(x[2], x[3], 0x6420);
+                        fa[h][i][3] = tkh_bytes(x[2], x[3], 0x7531);
+                    }
+                }
+#pragma unroll
+                for (unsigned j = 0; j < 4; ++j) { /* b: 16 columns at wn * 64 + 16 j, two n8 tiles */
+                    const unsigned base = wn * 64 + j * 16;
+                    uint32_t x[4];
+                    if (BK) {
+                        tkh_load_matrices(x, sb + TKHM_KMAJOR(base + lane % 8 + lane / 16 * 8, 2 * h + lane / 8 % 2), false);
+                        fb[h][2 * j][0] = x[0];
+                        fb[h][2 * j][1] = x[1];
+                        fb[h][2 * j + 1][0] = x[2];
+                        fb[h][2 * j + 1][1] = x[3];
+                    } else {
+                        tkh_load_matrices(x, sb + TKHM_MNMAJOR(k_row, base / 16, b_row), true);
+                        fb[h][2 * j][0] = tkh_bytes(x[0], x[1], 0x6420);
+                        fb[h][2 * j][1] = tkh_bytes(x[2], x[3], 0x6420);
+                        fb[h][2 * j + 1][0] = tkh_bytes(x[0], x[1], 0x7531);
+                        fb[h][2 * j + 1][1] = tkh_bytes(x[2], x[3], 0x7531);
+                    }
+                }
+            }
+#pragma unroll
+            for (unsigned h = 0; h < 2; ++h)
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+#pragma unroll
+                    for (int j = 0; j < 8; ++j)
+                        tkh_mma_16832_s8(acc[i][j], fa[h][i], fb[h][j]);
+        }
+        tkh_copy_wait<0>();
+        __syncthreads(); /* before the next tile's fetches */
+        /* accumulator e of tile (i, j): row lane / 4 (+ 8 for e >= 2), column 2 (lane % 4) + e % 2
+         * of the fragments' order (an MN-major i8 operand's rows or columns interleaved, above) */
+        constexpr bool a_paired = !AK && TKHM_EPC == 16, b_paired = !BK && TKHM_EPC == 16;
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const unsigned row = a_paired ? 2 * (lane / 4) + (e >= 2) : lane / 4 + (e >= 2 ? 8 : 0);
+                    const unsigned col = b_paired ? j / 2 * 16 + 4 * (lane % 4) + 2 * (e % 2) + j % 2
+                                                  : j * 8 + 2 * (lane % 4) + e % 2;
+                    const int64_t m = m0 + wm * 64 + i * 16 + row, n = n0 + wn * 64 + col;
+                    if (m < tkhm_m && n < tkhm_n)
+                        tkhk_matmul_i8_finish(p_a, p_b, p_out, tkhm_p, at, m, n, (uint32_t)acc[i][j][e]);
+                }
+    }
+#endif
+}
+
+/* Whether the mma kernel takes this plan on this device, and how a and b lie: each K-major
+ * or MN-major with its other strides (the batch's too) in whole 16-byte chunks, its base
+ * aligned to 16 bytes, and the contiguous dimension's chunks whole (a multiple of
+ * TKHM_EPC elements). */
+static int tkhk_matmul_i8_mma_fits(const void *const *inputs, const tkh_plan *p, int *a_kmajor, int *b_kmajor)
+{
+#if defined(TKH_PLATFORM_NVIDIA)
+    int device = 0, major = 0;
+    if (hipGetDevice(&device) != hipSuccess
+        || hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) != hipSuccess || major < 8)
+        return 0;
+    const int64_t k = p->size[0], n = p->size[1], m = p->size[2], c = TKHM_EPC;
+    const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
+    for (int d = 3; d < p->ndim; ++d)
+        if (p->stride[0][d] % c != 0 || p->stride[1][d] % c != 0)
+            return 0;
+    if (((uintptr_t)inputs[0] | (uintptr_t)inputs[1]) % 16 != 0)
+        return 0;
+    *a_kmajor = a_k == 1 && a_m % c == 0 && k % c == 0;
+    *b_kmajor = b_k == 1 && b_n % c == 0 && k % c == 0;
+    return (*a_kmajor || (a_m == 1 && a_k % c == 0 && m % c == 0))
+        && (*b_kmajor || (b_n == 1 && b_k % c == 0 && n % c == 0));
+#else
+    (void)inputs;
+    (void)p;
+    (void)a_kmajor;
+    (void)b_kmajor;
+    return 0;
+#endif
+}
+
+/* The mma kernel for a's and b's layouts, with its shared memory (past 48 KB: opted in),
+ * over at most 'grid' blocks. */
+static int tkhk_matmul_i8_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, void *stream, const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out,
+    const tkh_plan *plan)
+{
+    void (*const kernels[4])(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan) = { tkhk_matmul_i8_mma<false, false>,
+        tkhk_matmul_i8_mma<false, true>, tkhk_matmul_i8_mma<true, false>, tkhk_matmul_i8_mma<true, true> };
+    void (*const kernel)(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan) = kernels[2 * a_kmajor + b_kmajor];
+    const size_t bytes = TKHM_STAGES * TKHM_STAGE * sizeof(int8_t);
+    hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e != hipSuccess)
+        return (int)e;
+    const int64_t tiles = (plan->size[1] + TKHM_NT - 1) / TKHM_NT * ((plan->size[2] + TKHM_MT - 1) / TKHM_MT)
+        * (plan->count / (plan->size[1] * plan->size[2]));
+    const unsigned blocks = tiles < (int64_t)grid ? (unsigned)(tiles > 0 ? tiles : 1) : grid;
+    hipLaunchKernelGGL(kernel, dim3(blocks), dim3(256), bytes, (hipStream_t)stream, p_a, p_b, p_out, *plan);
+    return (int)hipGetLastError();
+}
+
+#undef TKHM_EPC
+#undef TKHM_KT
+#undef TKHM_STAGES
+#undef TKHM_MT
+#undef TKHM_NT
+#undef TKHM_A_TILE
+#undef TKHM_STAGE
+#undef TKHM_KMAJOR
+#undef TKHM_MNMAJOR
+#undef TKHM_SWIZZLE
+#undef TKHM_SPLACE
 /* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
  * of 256 threads: the mma kernel where it fits, else the FMA tiles. */
 extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *inputs, void *const *outputs,
@@ -128,6 +382,9 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *inputs, 
     (void)scratch;
     if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
         return (int)hipErrorInvalidValue;
+    int a_kmajor = 0, b_kmajor = 0;
+    if (tkhk_matmul_i8_mma_fits(inputs, plan, &a_kmajor, &b_kmajor))
+        return tkhk_matmul_i8_mma_launch(a_kmajor, b_kmajor, grid, stream, (const int8_t *)inputs[0], (const int8_t *)inputs[1], (int32_t *)outputs[0], plan);
     hipLaunchKernelGGL(tkhk_matmul_i8_tiles, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const int8_t *)inputs[0], (const int8_t *)inputs[1], (int32_t *)outputs[0], *plan);
     return (int)hipGetLastError();
 }

@@ -23,6 +23,28 @@ static __device__ __forceinline__ void tkhk_scaled_residual_f32_finish(const flo
     p_out[at[4] + m * tkhm_p.stride[4][2] + n * tkhm_p.stride[4][1]] = (float)tkh_oracle_scaled_residual_f32((float)acc, c_scale, c_residual);
 }
 
+/* Tile 'tile' of tiles of bm x bn outputs over the plan: the offsets of its batch in each
+ * array (at), and its first output (m0, n0). The tiles of a plane go in groups of 8 along m,
+ * so that neighbouring blocks share a's and b's tiles in L2. */
+static __device__ __forceinline__ void tkhk_scaled_residual_f32_place(const tkh_plan &p, int64_t tile, int64_t bm, int64_t bn,
+    int64_t *at, int64_t &m0, int64_t &n0)
+{
+    const int64_t tn = (p.size[1] + bn - 1) / bn, tm = (p.size[2] + bm - 1) / bm, plane = tn * tm;
+    int64_t rest = tile / plane;
+    for (int x = 0; x < 5; ++x)
+        at[x] = 0;
+    for (int d = 3; d < p.ndim; ++d) {
+        const int64_t i = rest % p.size[d];
+        rest /= p.size[d];
+        for (int x = 0; x < 5; ++x)
+            at[x] += i * p.stride[x][d];
+    }
+    const int64_t in_plane = tile % plane, group = in_plane / (8 * tn);
+    const int64_t rows = tm - group * 8 < 8 ? tm - group * 8 : 8, in_group = in_plane % (8 * tn);
+    m0 = (group * 8 + in_group % rows) * bm;
+    n0 = in_group / rows * bn;
+}
+
 /* Tiles of 128 x 128 outputs a block of 256 threads, each thread 8 x 8 of them (rows 4 ty
  * + i and 64 + 4 ty + i, columns likewise by tx, so that a warp's reads of a row of b's
  * tile are 16-byte vectors without bank conflicts); a's and b's tiles 8 along k at a time
@@ -37,24 +59,16 @@ __global__ void __launch_bounds__(256) tkhk_scaled_residual_f32_tiles(const floa
     __shared__ __align__(16) float tkhm_as[2][TKHM_BK][TKHM_BM];
     __shared__ __align__(16) float tkhm_bs[2][TKHM_BK][TKHM_BN];
     const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
-    const int64_t tkhm_tn = (tkhm_n + TKHM_BN - 1) / TKHM_BN, tkhm_tm = (tkhm_m + TKHM_BM - 1) / TKHM_BM;
-    const int64_t tkhm_tiles = tkhm_tn * tkhm_tm * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t tkhm_tiles = (tkhm_n + TKHM_BN - 1) / TKHM_BN * ((tkhm_m + TKHM_BM - 1) / TKHM_BM)
+        * (tkhm_p.count / (tkhm_n * tkhm_m));
     const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
     const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
     const unsigned tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
     /* this thread's 4 elements of each k tile: along k where that is contiguous, else along m (n) */
     const bool a_along_k = a_k == 1, b_along_k = b_n != 1;
     for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
-        /* the tile's batch, then its place in the m x n plane */
-        int64_t rest = tile / (tkhm_tn * tkhm_tm), at[5] = { 0 };
-        for (int d = 3; d < tkhm_p.ndim; ++d) {
-            const int64_t i = rest % tkhm_p.size[d];
-            rest /= tkhm_p.size[d];
-            for (int x = 0; x < 5; ++x)
-                at[x] += i * tkhm_p.stride[x][d];
-        }
-        const int64_t in_plane = tile % (tkhm_tn * tkhm_tm);
-        const int64_t m0 = in_plane / tkhm_tn * TKHM_BM, n0 = in_plane % tkhm_tn * TKHM_BN;
+        int64_t at[5], m0, n0;
+        tkhk_scaled_residual_f32_place(tkhm_p, tile, TKHM_BM, TKHM_BN, at, m0, n0);
         float acc[8][8], next_a[4], next_b[4];
 #pragma unroll
         for (int i = 0; i < 8; ++i)
