@@ -115,7 +115,7 @@ def _library_path():
         from ._install import LIBRARY
         return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY))
     except ImportError:
-        return "libtokitai_hip.so.0"
+        return "libtokitai_hip.so"
 
 
 def _open():

@@ -103,7 +103,7 @@ class Op:
     def doc(self):
         ks = [kp.contents for kp in self.kernels]
         k = ks[0]
-        lines = [k.semantics.decode()[:1].upper() + k.semantics.decode()[1:] + ".", ""]
+        lines = [k.semantics.decode() + ".", ""]
         what = {0: "elementwise, inputs broadcast by NumPy's rules.",
                 1: "a reduction over `axis` (None: every axis; an int or a tuple), `keepdims` as NumPy's.",
                 2: "along one `axis` (default the last)" + (", which the result drops." if self.post else "."),
