@@ -38,6 +38,8 @@ def _broadcast(shapes, names):
 
 def _axes(axis, ndim, name):
     axes = range(ndim) if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+    if not axes and axis is not None:  # the C API reads no axes as every axis
+        raise n.ERRORS[1]("axis=() (reduce nothing) is not supported: pass axis=None for every axis")
     norm = []
     for x in axes:
         if not -ndim <= x < ndim:
