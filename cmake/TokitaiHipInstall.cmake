@@ -57,3 +57,20 @@ else()
 endif()
 configure_file("${TKH_CMAKE_DIR}/tokitai_hip.pc.in" "${PROJECT_BINARY_DIR}/tokitai_hip.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/tokitai_hip.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+
+# The Python package (docs/python.md), pure Python: by default where Debian's python3 finds
+# it for the prefix /usr (lib/python3/dist-packages; other prefixes: PYTHONPATH). Beside it
+# _install.py names the library relative to the package, so the prefix can still move.
+set(TOKITAI_HIP_PYTHON_DIR "lib/python3/dist-packages" CACHE STRING
+  "Where cmake --install puts the Python package tokitai_hip (relative to the prefix, or absolute)")
+if(IS_ABSOLUTE "${TOKITAI_HIP_PYTHON_DIR}")
+  file(RELATIVE_PATH _tkh_py_to_lib "${TOKITAI_HIP_PYTHON_DIR}/tokitai_hip"
+    "${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}")
+else()
+  file(RELATIVE_PATH _tkh_py_to_lib "/prefix/${TOKITAI_HIP_PYTHON_DIR}/tokitai_hip" "/prefix/${CMAKE_INSTALL_LIBDIR}")
+endif()
+file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/python/_install.py" CONTENT
+  "# Written by cmake --install: the library, relative to this folder.\nLIBRARY = \"${_tkh_py_to_lib}/$<TARGET_SONAME_FILE_NAME:tokitai_hip>\"\n")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/python/tokitai_hip" DESTINATION "${TOKITAI_HIP_PYTHON_DIR}"
+  PATTERN "__pycache__" EXCLUDE)
+install(FILES "${PROJECT_BINARY_DIR}/python/_install.py" DESTINATION "${TOKITAI_HIP_PYTHON_DIR}/tokitai_hip")

@@ -1,0 +1,126 @@
+"""Contexts (a device and the oracle's policies), which one a call uses, and the reports."""
+import contextvars
+import ctypes
+import threading
+
+from . import _native as n
+
+_MODES = {"full": 0, "sampled": 1, "off": 2, "projected": 3}
+
+
+def policy(text):
+    """"full", "off", "projected[:SEED]" or "sampled:N[:SEED]" as a tkh_oracle_policy."""
+    parts = str(text).split(":")
+    mode = _MODES.get(parts[0])
+    try:
+        nums = [int(p, 0) for p in parts[1:]]
+    except ValueError:
+        nums = None
+    if mode is None or nums is None or len(nums) > 2 or (mode == 1) != (len(nums) >= 1) \
+            or (mode in (0, 2) and nums) or (mode == 3 and len(nums) > 1):
+        raise ValueError(f"oracle policy {text!r}: expected full, off, projected[:SEED] or sampled:N[:SEED]")
+    samples, seed = (nums + [0])[:2] if mode == 1 else (0, nums[0] if nums else 0)
+    return n.OraclePolicy(mode, samples, seed)
+
+
+class Context:
+    """A device and how the oracle checks calls on it.
+
+    device: an index, or None for TOKITAI_HIP_DEVICE (or the GPU ctest assigns, else 0).
+    oracle: host arrays' policy, "full" (every output), "sampled:N[:SEED]", "projected[:SEED]"
+    (matrix products) or "off". device_oracle: device arrays' policy ("off": enqueued and
+    returned; "full" or "sampled:N": the call waits and checks them as host calls are).
+    The library's context is made at the first call, so that making one, or importing
+    tokitai_hip, needs no GPU; a call without one raises NoDevice. Use it per call (ctx=),
+    for a block (`with th.Context(oracle="off"):`) or for the process (set_default_context).
+    """
+
+    def __init__(self, device=None, oracle="full", device_oracle="off"):
+        self.device = device
+        self._policies = (policy(oracle), policy(device_oracle))
+        self.oracle, self.device_oracle = oracle, device_oracle
+        self._handle, self._lock, self._tokens = None, threading.Lock(), []
+
+    @property
+    def handle(self):
+        """The tkh_context pointer, made on first use (raises NoDevice, DeviceIndex, ...)."""
+        if self._handle is None:
+            with self._lock:
+                if self._handle is None:
+                    h = ctypes.c_void_p()
+                    n.check(n.tkh_context_create(ctypes.byref(h), -1 if self.device is None else self.device))
+                    try:
+                        n.check(n.tkh_context_set_oracle(h, ctypes.byref(self._policies[0])))
+                        n.check(n.tkh_context_set_device_oracle(h, ctypes.byref(self._policies[1])))
+                    except n.Error:
+                        n.tkh_context_destroy(h)
+                        raise
+                    self._handle = h
+        return self._handle
+
+    def device_report(self):
+        """The device's report as a dict (tokitai-hip info's JSON)."""
+        return n.to_json("tkh_device_report_to_json", n.tkh_context_device(self.handle).contents)
+
+    def close(self):
+        h, self._handle = self._handle, None
+        if h is not None:
+            n.tkh_context_destroy(h)
+
+    __del__ = close
+
+    def __enter__(self):
+        self._tokens.append(_current.set(self))
+        return self
+
+    def __exit__(self, *exc):
+        _current.reset(self._tokens.pop())
+
+    def __repr__(self):
+        return f"Context(device={self.device!r}, oracle={self.oracle!r}, device_oracle={self.device_oracle!r})"
+
+
+_current = contextvars.ContextVar("tokitai_hip_context", default=None)
+_default = None
+_implicit = {}  # device index (None: from the environment) -> Context
+
+
+def set_default_context(ctx):
+    """The context of calls that name none, outside `with` blocks (None: one per device, made
+    when first needed, with the full host oracle)."""
+    global _default
+    _default = ctx
+
+
+def get_default_context():
+    return _current.get() or _default
+
+
+def context_for(ctx, device):
+    """ctx, else the `with` block's, else the default, else the implicit one of the arrays'
+    device (None for host arrays: TOKITAI_HIP_DEVICE)."""
+    ctx = ctx or _current.get() or _default
+    if ctx is None:
+        ctx = _implicit.get(device)
+        if ctx is None:
+            ctx = _implicit.setdefault(device, Context(device))
+    return ctx
+
+
+# The last report of each thread: filled by every call, turned into a dict only when asked.
+_tls = threading.local()
+
+
+def report_buffer():
+    r = getattr(_tls, "report", None)
+    if r is None:
+        r = _tls.report = n.Report()
+    _tls.filled = True
+    return r
+
+
+def last_report():
+    """The report of this thread's last call, as a dict (tkh_report_to_json), or None."""
+    if not getattr(_tls, "filled", False):
+        return None
+    return n.to_json("tkh_report_to_json", _tls.report)

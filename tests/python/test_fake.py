@@ -1,0 +1,119 @@
+"""Real calls without a GPU: the package on tests/python/fake_ops.c (the runtime on the
+fake HIP runtime, host kernels add f32 and sum i32), compared with NumPy."""
+import ctypes
+import sys
+
+import numpy as np
+import pytest
+
+import tokitai_hip as th
+
+rng = np.random.default_rng(2026)
+
+
+def f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def test_the_fake_is_the_core_catalog():
+    assert th.core.name == "pyfake" and sorted(th.core.ops) == ["add", "sum"]
+    assert "lhs + rhs, on the host" in th.add.__doc__
+
+
+def test_add_broadcast_and_strides_like_numpy():
+    a, row, col = f32(3, 4), f32(4), f32(3, 1)
+    for x, y in ((a, row), (a, col), (a.T.copy().T, row), (a[::-1, ::2], row[::2]), (a.T, f32(4, 1)),
+                 (np.broadcast_to(row, (3, 4)), a), (f32(0, 4), row)):
+        np.testing.assert_array_equal(th.add(x, y), x + y)
+
+
+def test_out_and_in_place():
+    a, b = f32(5, 6), f32(6)
+    want = a + b
+    out = np.empty_like(a)
+    assert th.add(a, b, out=out) is out
+    np.testing.assert_array_equal(out, want)
+    assert th.add(a, b, out=a) is a
+    np.testing.assert_array_equal(a, want)
+    with pytest.raises(th.InvalidArgument, match="expected the inputs' broadcast shape"):
+        th.add(a, b, out=np.empty((6, 5), np.float32))
+
+
+def test_sum_over_axes():
+    x = rng.integers(-1000, 1000, (3, 5, 4), dtype=np.int32)
+    for axis, keep in ((None, False), (0, False), ((0, 2), True), (-1, True)):
+        np.testing.assert_array_equal(th.sum(x, axis=axis, keepdims=keep),
+                                      x.sum(axis=axis, keepdims=keep, dtype=np.int32))
+    assert th.sum(x).shape == ()
+
+
+def test_reports_and_policies():
+    a, b = f32(64, 64), f32(64)
+    y, report = th.add(a, b, report=True)
+    assert report == th.last_report()
+    assert report["status"] == "TKH_OK" and report["op"] == "add"
+    assert report["cpu_oracle_mode"] == "full" and report["cpu_oracle_matches"] is True
+    with th.Context(oracle="sampled:10:7"):
+        th.add(a, b)
+        assert th.last_report()["cpu_oracle_mode"] == "sampled"
+    th.add(a, b, ctx=th.Context(oracle="off"))
+    assert th.last_report()["cpu_oracle_mode"] == "off"
+    ctx = th.Context(oracle="off")
+    th.set_default_context(ctx)
+    try:
+        th.add(a, b)
+        assert th.get_default_context() is ctx and th.last_report()["cpu_oracle_mode"] == "off"
+    finally:
+        th.set_default_context(None)
+    assert th.Context().device_report()["name"] == "fake device (host memory)"
+
+
+def test_oracle_mismatch_names_the_element():
+    ctx = th.Context()
+    th._native.lib.tkh_context_corrupt_next_output(ctx.handle, ctypes.c_size_t(5), ctypes.c_uint(30))
+    with pytest.raises(th.OracleMismatch, match="differs from the CPU oracle") as e:
+        th.add(f32(2, 4), f32(4), ctx=ctx)
+    assert e.value.status_name == "TKH_ERR_ORACLE_MISMATCH"
+    assert th.last_report()["status"] == "TKH_ERR_ORACLE_MISMATCH"
+
+
+def test_load_a_downstream_catalog():
+    cat = th.load(th.library_path)  # its registry found among its exported symbols
+    assert cat.name == "pyfake" and set(cat.ops) == {"add", "sum"}
+    a, b = f32(2, 3), f32(3)
+    np.testing.assert_array_equal(cat.add(a, b), a + b)
+    assert th.load(th.library_path, registry="pyfake_registry_pyfake").name == "pyfake"
+
+
+class OnDevice:
+    """A NumPy array posing as device memory (kDLROCM 0): the fake device's memory is host
+    memory. Records the stream the consumer asks for."""
+    streams = []
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack_device__(self):
+        return (10, 0)
+
+    def __dlpack__(self, stream=None):
+        OnDevice.streams.append(stream)
+        capsule = self.a.__dlpack__()
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        th._native.DLManagedTensor.from_address(get(capsule, b"dltensor")).dl_tensor.device.device_type = 10
+        return capsule
+
+
+def test_device_arrays_are_enqueued_and_checked_on_request():
+    a, b, out = f32(4, 8), f32(8), np.empty((4, 8), np.float32)
+    before = sys.getrefcount(a)
+    OnDevice.streams.clear()
+    with th.Context(device_oracle="full"):
+        th.add(OnDevice(a), OnDevice(b), out=OnDevice(out))
+    np.testing.assert_array_equal(out, a + b)
+    assert OnDevice.streams == [0, 0, 0]  # ROCm's default stream, as DLPack numbers it
+    assert th.last_report()["cpu_oracle_matches"] is True
+    assert sys.getrefcount(a) == before
+    with pytest.raises(TypeError, match="pass out="):
+        th.add(OnDevice(a), OnDevice(b))
