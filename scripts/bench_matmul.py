@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Matrix products side by side in one process run: `tokitai-hip bench` over device
-tensors (each case checked once by the device oracle first, when --oracle is given) and
+tensors (each case's first call checked by the device oracle, by projection unless --oracle
+says otherwise: the tool's own default, full, takes minutes at 4096^3) and
 torch.matmul / torch.nn.functional.linear / torch._int_mm on the same shapes, medians of
 CUDA-event timings. f32 with TF32 off on both sides. Prints JSON, and a Markdown table
 on stderr. Usage:
     python3 scripts/bench_matmul.py build/tools/tokitai-hip [--reps 20] [--sizes 4096,8192]
-        [--types f64,f32,bf16,f16,i8] [--ops matmul,linear_gelu] [--oracle sampled:1000] > matmul.json
+        [--types f64,f32,bf16,f16,i8] [--ops matmul,linear_gelu] [--oracle projected|sampled:1000|off] > matmul.json
     /usr/bin/python3 scripts/bench_matmul.py --plot matmul.json docs/performance_matmul.png
 (the plot needs Debian's python3-matplotlib, not torch).
 """
@@ -93,7 +94,7 @@ def main():
     p.add_argument("--sizes", default="4096,8192")
     p.add_argument("--types", default="f64,f32,bf16,f16,i8")
     p.add_argument("--ops", default="matmul")
-    p.add_argument("--oracle", default=None)
+    p.add_argument("--oracle", default="projected")
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
