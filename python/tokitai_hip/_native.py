@@ -90,7 +90,8 @@ class DeviceReport(ctypes.Structure):  # tokitai_hip/device.h
     _fields_ = [("available", c_int), ("reason", ctypes.c_char * 256), ("platform", ctypes.c_char * 16),
                 ("device_count", c_int), ("selected", c_int), ("name", ctypes.c_char * 128),
                 ("arch", ctypes.c_char * 64), ("compute_units", c_int), ("global_memory", c_size_t),
-                ("runtime_version", c_int), ("driver_version", c_int), ("fingerprint", ctypes.c_char * 72)]
+                ("runtime_version", c_int), ("driver_version", c_int), ("fingerprint", ctypes.c_char * 72),
+                ("pci_bus_id", ctypes.c_char * 16)]
 
 
 class Report(ctypes.Structure):  # tokitai_hip/report.h

@@ -1,5 +1,6 @@
 /* A fake HIP runtime for the tests that run the runtime's host path without a GPU: one
- * "gfx90a" device whose memory is host memory, streams that run every copy at once, and
+ * "gfx90a" device (or as many as fake_hip_set_devices says, each on a bus of its own) whose
+ * memory is host memory, streams that run every copy at once, and
  * counts of everything live so a test can prove nothing leaks. Only the calls the
  * runtime's own sources make (runtime/src) are here; kernels are the test's own host
  * functions. */
@@ -34,17 +35,28 @@ static hipError_t untrack(void *ptr, fake_kind kind)
     return hipSuccess;
 }
 
-hipError_t hipGetDeviceCount(int *count) { *count = 1; return hipSuccess; }
-hipError_t hipSetDevice(int device) { return device == 0 ? hipSuccess : hipErrorInvalidDevice; }
+static atomic_int devices = 1;
+
+void fake_hip_set_devices(int count)
+{
+    atomic_store(&devices, count);
+}
+
+hipError_t hipGetDeviceCount(int *count) { *count = atomic_load(&devices); return hipSuccess; }
+hipError_t hipSetDevice(int device)
+{
+    return device >= 0 && device < atomic_load(&devices) ? hipSuccess : hipErrorInvalidDevice;
+}
 hipError_t hipRuntimeGetVersion(int *v) { *v = 1; return hipSuccess; }
 hipError_t hipDriverGetVersion(int *v) { *v = 1; return hipSuccess; }
 
 hipError_t hipGetDeviceProperties(hipDeviceProp_t *p, int device)
 {
-    if (device != 0)
+    if (device < 0 || device >= atomic_load(&devices))
         return hipErrorInvalidDevice;
     memset(p, 0, sizeof *p);
     strcpy(p->name, "fake device (host memory)");
+    p->pciBusID = 0x41 + device; /* one card a bus, as on a machine of several GPUs */
     strcpy(p->gcnArchName, "gfx90a:sramecc+:xnack-");
     p->totalGlobalMem = (size_t)1 << 30;
     p->multiProcessorCount = 4;

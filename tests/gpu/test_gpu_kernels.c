@@ -186,8 +186,8 @@ int main(void)
     }
     const char *env = getenv("TKH_TEST_SEED");
     seed = env ? strtoull(env, NULL, 0) : 20261201; /* fixed: the same verdict on every run */
-    printf("device %d: %s (%s); seed %" PRIu64 " (replay with TKH_TEST_SEED=%" PRIu64 ")\n",
-        dev.selected, dev.name, dev.arch, seed, seed);
+    printf("device %d (PCI %s): %s (%s); seed %" PRIu64 " (replay with TKH_TEST_SEED=%" PRIu64 ")\n",
+        dev.selected, dev.pci_bus_id, dev.name, dev.arch, seed, seed);
     st = tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV);
     if (st != TKH_OK) {
         printf("FAIL: %s: %s\n", tkh_status_name(st), tkh_last_error());

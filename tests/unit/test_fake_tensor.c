@@ -898,6 +898,59 @@ static void every_platform_call_can_fail(void **state)
         }
 }
 
+/* Two devices (the fake runtime's, each on a bus of its own): a context of device 1 runs
+ * there and its report says so, by index and PCI bus id; an index past the last names the
+ * count; TOKITAI_HIP_DEVICE picks the device; device tensors of device 1 are refused by a
+ * context of device 0, naming both. */
+static void test_two_devices(void **state)
+{
+    (void)state;
+    fake_hip_set_devices(2);
+    tkh_context *one = NULL, *zero = NULL, *past = NULL;
+    assert_int_equal(tkh_context_create(&one, 1), TKH_OK);
+    assert_int_equal(tkh_context_create(&zero, 0), TKH_OK);
+    int32_t m[6] = { 1, 2, 3, 4, 5, 6 }, row[3] = { 10, 20, 30 }, out[6] = { 0 };
+    const int64_t s23[2] = { 2, 3 }, s3[1] = { 3 };
+    tensor a, b, o;
+    tkh_report r;
+    assert_int_equal(add_call(one, make(&a, m, 2, s23, NULL), make(&b, row, 1, s3, NULL), make(&o, out, 2, s23, NULL),
+        &r), TKH_OK);
+    assert_int_equal(r.device.selected, 1);
+    assert_string_equal(r.device.pci_bus_id, "0000:42:00.0");
+    char json[16384];
+    assert_int_equal(tkh_report_to_json(&r, json, sizeof json, NULL), TKH_OK);
+    assert_non_null(strstr(json, "\"device_index\": 1"));
+    assert_non_null(strstr(json, "\"device_pci_bus_id\": \"0000:42:00.0\""));
+    expect(tkh_context_create(&past, 2), TKH_ERR_DEVICE_INDEX, "device 2 requested, but 2 present (valid: 0..1)");
+    assert_null(past);
+    const char *was = getenv("TOKITAI_HIP_DEVICE");
+    char saved[64] = "";
+    if (was)
+        snprintf(saved, sizeof saved, "%s", was);
+    setenv("TOKITAI_HIP_DEVICE", "1", 1);
+    tkh_device_report d;
+    assert_int_equal(tkh_device_query(TKH_DEVICE_FROM_ENV, &d), TKH_OK);
+    assert_int_equal(d.selected, 1);
+    assert_string_equal(d.pci_bus_id, "0000:42:00.0");
+    if (was)
+        setenv("TOKITAI_HIP_DEVICE", saved, 1);
+    else
+        unsetenv("TOKITAI_HIP_DEVICE");
+    make(&a, m, 2, s23, NULL);
+    make(&b, row, 1, s3, NULL);
+    make(&o, out, 2, s23, NULL);
+    a.t.device = b.t.device = o.t.device = (DLDevice){ kDLROCM, 1 };
+    expect(add_call(zero, &a.t, &b.t, &o.t, NULL), TKH_ERR_INVALID_ARGUMENT,
+        "tensor input 0 (lhs) is on device 1: expected the context's device 0");
+    memset(out, 0, sizeof out);
+    assert_int_equal(add_call(one, &a.t, &b.t, &o.t, NULL), TKH_OK);
+    for (int i = 0; i < 6; ++i)
+        assert_int_equal(out[i], m[i] + row[i % 3]);
+    tkh_context_destroy(one);
+    tkh_context_destroy(zero);
+    fake_hip_set_devices(1);
+}
+
 int main(void)
 {
     static size_t small_pieces = 16; /* bytes: a row or so of these tests' tensors a piece */
@@ -908,6 +961,7 @@ int main(void)
         cmocka_unit_test(test_normalizations_by_hand),
         cmocka_unit_test_prestate(test_normalizations_by_hand, &small_pieces),
         cmocka_unit_test(test_bad_tensors),
+        cmocka_unit_test(test_two_devices),
         cmocka_unit_test(test_mismatch_names_index),
         cmocka_unit_test(test_edges),
         cmocka_unit_test_prestate(test_edges, &on_device),

@@ -30,6 +30,7 @@ typedef struct tkh_device_report {
     int runtime_version;
     int driver_version;
     char fingerprint[72];     /* "sha256:" + SHA-256 of the fields above that identify it */
+    char pci_bus_id[16];      /* "dddd:bb:dd.0" (domain, bus, device): which card, beside the index */
 } tkh_device_report;
 
 /* Fills 'out' for device 'device' (or TKH_DEVICE_FROM_ENV). Always fills 'out', also on

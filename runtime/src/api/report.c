@@ -110,6 +110,8 @@ static value r_build_cmd(const void *o) { return text(KERNEL_TEXT(build_command)
 static value r_device(const void *o) { return text(RUN(o)->device.name); }
 static value r_arch(const void *o) { return text(RUN(o)->device.arch); }
 static value r_device_fp(const void *o) { return text(RUN(o)->device.fingerprint); }
+static value r_device_index(const void *o) { return int_(RUN(o)->device.selected); }
+static value r_device_bus(const void *o) { return text(RUN(o)->device.pci_bus_id); }
 static value r_grid(const void *o) { return uint_(RUN(o)->launch_grid); }
 static value r_block(const void *o) { return uint_(RUN(o)->launch_block); }
 static value r_seconds(const void *o) { return (value){ .kind = F_REAL, .r = RUN(o)->seconds }; }
@@ -141,7 +143,8 @@ static const field run_fields[] = {
     { "kernel_source_fingerprint", r_source_fp },
     { "compiler", r_compiler }, { "compiler_fingerprint", r_compiler_fp },
     { "build_fingerprint", r_build_fp }, { "build_command", r_build_cmd },
-    { "device_name", r_device }, { "device_arch", r_arch },
+    { "device_name", r_device }, { "device_arch", r_arch }, { "device_index", r_device_index },
+    { "device_pci_bus_id", r_device_bus },
     { "device_capability_fingerprint", r_device_fp }, { "launch_grid", r_grid },
     { "launch_block", r_block }, { "seconds", r_seconds }, { "targets", r_targets },
     { "evidence", r_evidence }, { "required_evidence", r_required },
@@ -162,13 +165,14 @@ static value d_memory(const void *o) { return uint_(DEV(o)->global_memory); }
 static value d_runtime(const void *o) { return int_(DEV(o)->runtime_version); }
 static value d_driver(const void *o) { return int_(DEV(o)->driver_version); }
 static value d_fp(const void *o) { return text(DEV(o)->fingerprint); }
+static value d_bus(const void *o) { return text(DEV(o)->pci_bus_id); }
 
 static const field device_fields[] = {
     { "available", d_available }, { "reason", d_reason }, { "platform", d_platform },
     { "device_count", d_count }, { "selected_device", d_selected }, { "name", d_name },
     { "arch", d_arch }, { "compute_units", d_units }, { "global_memory_bytes", d_memory },
     { "runtime_version", d_runtime }, { "driver_version", d_driver },
-    { "capability_fingerprint", d_fp },
+    { "capability_fingerprint", d_fp }, { "pci_bus_id", d_bus },
 };
 
 /* ---- the walks ---- */

@@ -115,6 +115,8 @@ static tkh_status query(int device, tkh_device_report *out)
             "reading the properties of device %d failed", index);
     out->selected = index;
     tkhi_copy(out->name, sizeof out->name, props.name);
+    snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.0", (unsigned)props.pciDomainID & 0xFFFFu,
+        (unsigned)props.pciBusID & 0xFFu, (unsigned)props.pciDeviceID & 0xFFu);
     out->global_memory = props.totalGlobalMem;
     st = read_arch(index, &props, out->arch, sizeof out->arch);
     if (st != TKH_OK)
