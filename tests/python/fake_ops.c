@@ -6,17 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fake_i32_sum.h" /* the i32 sum kernel, its plan walk and checks */
 #include "tokitai_hip/tensor.h"
-
-static void offsets(const tkh_plan *p, int from, int to, int64_t i, unsigned arrays, int64_t *off)
-{
-    for (int d = from; d < to; ++d) {
-        const int64_t c = i % p->size[d];
-        i /= p->size[d];
-        for (unsigned a = 0; a < arrays; ++a)
-            off[a] += c * p->stride[a][d];
-    }
-}
 
 static int add_flat(const void *const *in, void *const *out, const void *const *scalars, size_t n,
     unsigned grid, unsigned block, void *scratch, void *stream)
@@ -33,7 +24,7 @@ static int add_plan(const void *const *in, void *const *out, const void *const *
     (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
     for (int64_t i = 0; i < p->count; ++i) {
         int64_t off[3] = { 0, 0, 0 };
-        offsets(p, 0, p->ndim, i, 3, off);
+        plan_offsets(p, 0, p->ndim, i, 3, off);
         ((float *)out[0])[off[2]] = ((const float *)in[0])[off[0]] + ((const float *)in[1])[off[1]];
     }
     return 0;
@@ -50,86 +41,6 @@ static size_t add_check(const void *const *in, const void *const *out, const voi
             return i;
         }
     return n;
-}
-
-static int32_t wrap(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-
-static int sum_flat(const void *const *in, void *const *out, const void *const *scalars, size_t n,
-    unsigned grid, unsigned block, void *scratch, void *stream)
-{
-    (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
-    int32_t s = 0;
-    for (size_t i = 0; i < n; ++i)
-        s = wrap(s, ((const int32_t *)in[0])[i]);
-    *(int32_t *)out[0] = s;
-    return 0;
-}
-
-/* As the generated kernels take a split plan: a partial per block in 'scratch', then their sum. */
-static int sum_plan(const void *const *in, void *const *out, const void *const *scalars, const tkh_plan *p,
-    unsigned grid, unsigned block, void *scratch, void *stream)
-{
-    (void)scalars, (void)grid, (void)block, (void)stream;
-    int32_t *partial = scratch;
-    for (int64_t o = 0; o < p->count; ++o) {
-        int64_t at[2] = { 0, 0 };
-        offsets(p, p->reduced, p->ndim, o, 2, at);
-        int32_t s = 0;
-        for (int y = 0; y < p->split; ++y) {
-            int32_t part = 0;
-            for (int64_t r = y * p->chunk; r < p->reduce_count && r < (y + 1) * p->chunk; ++r) {
-                int64_t off[1] = { at[0] };
-                offsets(p, 0, p->reduced, r, 1, off);
-                part = wrap(part, ((const int32_t *)in[0])[off[0]]);
-            }
-            if (p->split > 1)
-                partial[y * p->count + o] = part;
-            else
-                s = part;
-        }
-        for (int y = 0; y < p->split && p->split > 1; ++y)
-            s = wrap(s, partial[y * p->count + o]);
-        ((int32_t *)out[0])[at[1]] = s;
-    }
-    return 0;
-}
-
-static void sum_fold(const void *input, size_t first, size_t count, tkh_fold *state)
-{
-    (void)first;
-    int32_t s;
-    memcpy(&s, state->acc, 4);
-    for (size_t i = 0; i < count; ++i)
-        s = wrap(s, ((const int32_t *)input)[i]);
-    memcpy(state->acc, &s, 4);
-}
-
-static void sum_merge(tkh_fold *state, const tkh_fold *later)
-{
-    int32_t a, b;
-    memcpy(&a, state->acc, 4);
-    memcpy(&b, later->acc, 4);
-    a = wrap(a, b);
-    memcpy(state->acc, &a, 4);
-}
-
-static int sum_finish(const tkh_fold *state, const void *const *outputs, size_t n, unsigned grid, unsigned block,
-    tkh_check_note *note)
-{
-    (void)n, (void)grid, (void)block;
-    if (memcmp(state->acc, outputs[0], 4) == 0)
-        return 1;
-    snprintf(note->detail, sizeof note->detail, "got %d", (int)*(const int32_t *)outputs[0]);
-    return 0;
-}
-
-static size_t sum_check(const void *const *in, const void *const *out, const void *const *scalars, size_t n,
-    unsigned grid, unsigned block, tkh_check_note *note)
-{
-    (void)scalars;
-    tkh_fold state = { 0 };
-    sum_fold(in[0], 0, n, &state);
-    return sum_finish(&state, out, n, grid, block, note) ? n : 0;
 }
 
 static const char *const targets[] = { "gfx90a", NULL };
@@ -153,8 +64,8 @@ static const tkh_kernel_info add = { COMMON, .op = "add", .type = "f32", .symbol
 static const tkh_kernel_info sum = { COMMON, .op = "sum", .type = "i32", .symbol = "pyfake_sum_i32",
     .signature = "i32 in -> i32 out", .shape = "reduction", .shape_kind = TKH_SHAPE_REDUCTION, .arity = 1,
     .inputs = i32_in, .outputs = i32_out, .out_count = 1, .has_identity = 1, .scratch_size = 4,
-    .domain = "integer", .semantics = "the sum, modulo 2^32, on the host", .launch = sum_flat,
-    .check = sum_check, .fold = sum_fold, .merge = sum_merge, .finish = sum_finish, .launch_plan = sum_plan };
+    .domain = "integer", .semantics = "the sum, modulo 2^32, on the host", .launch = host_sum,
+    .check = check_sum, .fold = fold_sum, .merge = merge_sum, .finish = finish_sum, .launch_plan = host_sum_plan };
 static const tkh_kernel_info *const kernels[] = { &add, &sum };
 static const tkh_registry registry = { "pyfake", kernels, 2 };
 
