@@ -10,6 +10,7 @@
 #include "tokitai_hip/codegen/hip_platform.h"
 #include "tokitai_hip/codegen/matrix_core.h"
 #include "tokitai_hip/codegen/plan.h"
+#include "tokitai_hip/codegen/projection.h"
 #include "$(k.oracle_header)"
 
 @ local S, O = k.type.c, k.out_type
@@ -500,6 +501,157 @@ static int $(k.symbol)_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, voi
 #undef TKHM_MNMAJOR
 #undef TKHM_SWIZZLE
 #undef TKHM_SPLACE
+@ end
+@ if k.projectable then
+@   local X = k.extras[1]
+@   local function real(t, e)
+@     if float then return "(double)" .. load(t, e) end
+@     return t.family == "signed" and ("(uint64_t)(int64_t)" .. e) or ("(uint64_t)" .. e)
+@   end
+@   local Y = float and "double" or "uint64_t"
+/* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
+ * kernels of its own that share no code with the product's: the first sums each row q of
+ * b over blocks of TKH_PROJECTION_BLOCK columns by their weights (y$(float and ", and z of |b|" or ", modulo 2^64")),
+ * a thread a row and block; the second, a thread an output row and block, sums a's row
+ * against them, the block's outputs$(X and " less the extra input" or "") by the same weights, and compares. */
+static __device__ int64_t $(k.symbol)_proj_batch(const tkh_plan &p, int x, int64_t bi)
+{
+    int64_t off = 0;
+    for (int d = 3; d < p.ndim; ++d) {
+        off += bi % p.size[d] * p.stride[x][d];
+        bi /= p.size[d];
+    }
+    return off;
+}
+
+__global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__restrict__ pb, const tkh_plan p,
+    const tkh_projection_args pa, $(Y) *__restrict__ y, double *__restrict__ z, tkh_projection_result *res)
+{
+    const int64_t kk = p.size[0], n = p.size[1], rows = p.count / (n * p.size[2]) * kk, total = rows * pa.blocks;
+    const bool along_k = p.stride[1][0] == 1; /* neighbouring threads on neighbouring elements */
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *res = tkh_projection_result{ 0, 0, ~0ull, 0, 0 };
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = along_k ? t % rows : t / pa.blocks, blk = along_k ? t / rows : t % pa.blocks;
+        const $(b.type.c) *row = pb + $(k.symbol)_proj_batch(p, 1, r / kk) + r % kk * p.stride[1][0];
+        const int64_t j1 = (blk + 1) * TKH_PROJECTION_BLOCK < n ? (blk + 1) * TKH_PROJECTION_BLOCK : n;
+        $(Y) sy = 0;
+        double sz = 0;
+        for (int64_t j = blk * TKH_PROJECTION_BLOCK; j < j1; ++j) {
+            const uint64_t w = tkh_projection_weight(pa.seed, j);
+@   if float then
+            const double v = $(real(b.type, "row[j * p.stride[1][1]]"));
+            sy += w & 1 ? v : -v;
+            sz += fabs(v);
+@   else
+            sy += (w | 1) * $(real(b.type, "row[j * p.stride[1][1]]"));
+@   end
+        }
+        y[r * pa.blocks + blk] = sy;
+        z[r * pa.blocks + blk] = sz;
+    }
+}
+
+__global__ void __launch_bounds__(256) $(k.symbol)_proj_rows(const $(a.type.c) *__restrict__ pa_, $(X and ("const " .. X.type.c .. " *__restrict__ px, ") or "")const $(O.c) *__restrict__ po,
+    const tkh_plan p, const tkh_projection_args pa, const $(Y) *__restrict__ y, const double *__restrict__ z,
+    tkh_projection_result *res)
+{
+    __shared__ unsigned long long s_sum[256], s_first[256], s_worst[256], s_threshold[256];
+    const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], total = p.count / n * pa.blocks;
+    const unsigned tid = threadIdx.x;
+    for (int64_t t0 = blockIdx.x * (int64_t)blockDim.x; t0 < total; t0 += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t t = t0 + tid, row = t / pa.blocks, blk = t % pa.blocks, bi = row / m, i = row % m;
+        unsigned long long fail = 0, first = ~0ull, worst = 0, threshold = 0;
+        if (t < total) {
+            const int64_t j0 = blk * TKH_PROJECTION_BLOCK, j1 = j0 + TKH_PROJECTION_BLOCK < n ? j0 + TKH_PROJECTION_BLOCK : n;
+            const $(a.type.c) *ar = pa_ + $(k.symbol)_proj_batch(p, 0, bi) + i * p.stride[0][2];
+            const $(O.c) *orow = po + $(k.symbol)_proj_batch(p, $(#k.inputs), bi) + i * p.stride[$(#k.inputs)][2];
+            const size_t e0 = (size_t)(bi * kk) * (size_t)pa.blocks + (size_t)blk;
+@   if float then
+            double rhs = 0, mag = 0, lhs = 0, sabs = 0, cabs = 0;
+            for (int64_t q = 0; q < kk; ++q) {
+                const double v = $(real(a.type, "ar[q * p.stride[0][0]]"));
+                rhs += v * y[e0 + (size_t)q * (size_t)pa.blocks];
+                mag += fabs(v) * z[e0 + (size_t)q * (size_t)pa.blocks];
+            }
+            for (int64_t j = j0; j < j1; ++j) {
+                const bool plus = tkh_projection_weight(pa.seed, j) & 1;
+                const double v = $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]"));
+                lhs += plus ? v : -v;
+                sabs += fabs(v);
+@     if X then
+                if (pa.extra) {
+                    const double c = $(real(X.type, "px[" .. k.symbol .. "_proj_batch(p, 2, bi) + i * p.stride[2][2] + j * p.stride[2][1]]"));
+                    rhs += plus ? c : -c;
+                    cabs += fabs(c);
+                }
+@     end
+            }
+            const double bound = tkh_projection_bound(kk, j1 - j0, pa.u_acc, pa.tiny_acc, pa.u_out, pa.tiny_out, lhs,
+                rhs, mag, sabs, cabs);
+            const double diff = fabs(lhs - rhs);
+            fail = !(bound >= 0 && diff <= bound);
+            if (bound > 0 && !fail)
+                worst = (unsigned long long)__float_as_uint((float)(diff / bound)) << 32 | (t < 0xffffffffll ? (unsigned long long)t : 0xffffffffull);
+            if (bound > 0)
+                threshold = (unsigned long long)__double_as_longlong(2 * bound);
+@   else
+            uint64_t rhs = 0, lhs = 0;
+            for (int64_t q = 0; q < kk; ++q)
+                rhs += $(real(a.type, "ar[q * p.stride[0][0]]")) * y[e0 + (size_t)q * (size_t)pa.blocks];
+            for (int64_t j = j0; j < j1; ++j)
+                lhs += (tkh_projection_weight(pa.seed, j) | 1) * $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]"));
+            fail = ((lhs - rhs) & pa.mask) != 0;
+@   end
+            if (fail)
+                first = (unsigned long long)(row * n + j0);
+        }
+        /* the block's sums, smallest first failure and largest ratio and bound, then one
+         * thread's atomics */
+        s_sum[tid] = (t < total) | fail << 32;
+        s_first[tid] = first;
+        s_worst[tid] = worst;
+        s_threshold[tid] = threshold;
+        __syncthreads();
+        for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+            if (tid < half) {
+                s_sum[tid] += s_sum[tid + half];
+                s_first[tid] = s_first[tid + half] < s_first[tid] ? s_first[tid + half] : s_first[tid];
+                s_worst[tid] = s_worst[tid + half] > s_worst[tid] ? s_worst[tid + half] : s_worst[tid];
+                s_threshold[tid] = s_threshold[tid + half] > s_threshold[tid] ? s_threshold[tid + half] : s_threshold[tid];
+            }
+            __syncthreads();
+        }
+        if (tid == 0) {
+            atomicAdd(&res->blocks, s_sum[0] & 0xffffffffull);
+            atomicAdd(&res->failed, s_sum[0] >> 32);
+            atomicMin(&res->first, s_first[0]);
+            atomicMax(&res->worst, s_worst[0]);
+            atomicMax(&res->threshold, s_threshold[0]);
+        }
+        __syncthreads(); /* before the next round's writes */
+    }
+}
+
+extern "C" TKH_HIDDEN int $(k.launch)_project(const void *const *inputs, const void *output, const tkh_plan *plan,
+    const tkh_projection_args *args, void *sums, tkh_projection_result *result, void *stream)
+{
+    const int64_t rows = plan->count / (plan->size[1] * plan->size[2]) * plan->size[0];
+    $(Y) *y = ($(Y) *)sums;
+    double *z = (double *)(y + rows * args->blocks);
+    const int64_t b_threads = rows * args->blocks, o_threads = plan->count / plan->size[1] * args->blocks;
+    const unsigned b_grid = (unsigned)(b_threads / 256 + 1 < 65536 ? b_threads / 256 + 1 : 65536);
+    const unsigned o_grid = (unsigned)(o_threads / 256 + 1 < 65536 ? o_threads / 256 + 1 : 65536);
+    hipLaunchKernelGGL($(k.symbol)_proj_b, dim3(b_grid), dim3(256), 0, (hipStream_t)stream,
+        (const $(b.type.c) *)inputs[1], *plan, *args, y, z, result);
+    hipError_t err = hipGetLastError();
+    if (err != hipSuccess)
+        return (int)err;
+    hipLaunchKernelGGL($(k.symbol)_proj_rows, dim3(o_grid), dim3(256), 0, (hipStream_t)stream,
+        (const $(a.type.c) *)inputs[0], $(X and ("(const " .. X.type.c .. " *)inputs[2], ") or "")(const $(O.c) *)output, *plan, *args, y, z, result);
+    return (int)hipGetLastError();
+}
+
 @ end
 /* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
  * of 256 threads: the mma kernel where it fits, else the FMA tiles. */

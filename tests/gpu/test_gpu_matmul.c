@@ -366,6 +366,82 @@ static void corruption_and_device_path(void **state)
     }
 }
 
+/* The projected check on the device path, for every projectable product: device tensors of
+ * a batch of 2 (three blocks a row, the last cut short), checked by the projection kernels
+ * on the device with the threshold the host path's check states for the same inputs; an
+ * output corrupted on the device (the test hook) sent to the host's check and named. */
+static void projection_on_device(void **state)
+{
+    (void)state;
+    const tkh_registry *reg = tkh_registry_core();
+    const tkh_device_report *dev = tkh_context_device(ctx);
+    const DLDevice on = { strcmp(dev->platform, "nvidia") == 0 ? kDLCUDA : kDLROCM, dev->selected };
+    const tkh_oracle_policy projected = { TKH_ORACLE_PROJECTED, 0, seed }, off = { TKH_ORACLE_OFF, 0, 0 };
+    const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+    size_t kernels = 0;
+    for (size_t i = 0; i < reg->count; ++i) {
+        const tkh_kernel_info *k = reg->kernels[i];
+        if (k->check_product == NULL || !k->projectable || tkh_kernel_admit(k, dev->arch) != TKH_OK)
+            continue;
+        uint64_t s = seed + i;
+        const int64_t batch = 2, m = 37, n = 300, depth = 144;
+        const int64_t sa[3] = { batch, m, depth }, sb[2] = { k->b_nk ? n : depth, k->b_nk ? depth : n },
+            so[3] = { batch, m, n };
+        tensor t[4];
+        memset(t, 0, sizeof t);
+        const DLTensor *in[3] = { make(&t[0], &k->inputs[0], 3, sa, NULL, &s), make(&t[1], &k->inputs[1], 2, sb, NULL, &s),
+            NULL };
+        if (k->arity > 2)
+            in[2] = make(&t[2], &k->inputs[2], 1, &n, NULL, &s);
+        const DLTensor *out[1] = { make(&t[k->arity], &k->outputs[0], 3, so, NULL, &s) };
+        const tkh_tensor_args args = { in, k->arity, out, 1, NULL, 0, NULL, 0, 0, NULL };
+        tkh_report host, r;
+        assert_int_equal(tkh_context_set_oracle(ctx, &projected), TKH_OK);
+        const tkh_status hs = tkh_tensor_call(ctx, k, &args, &host);
+        assert_int_equal(tkh_context_set_oracle(ctx, &full), TKH_OK);
+        if (hs != TKH_OK)
+            fail_msg("%s_%s on the host path (seed %" PRIu64 "): %s", k->op, k->type, seed, host.message);
+        /* the same tensors on the device */
+        void *d[4] = { NULL };
+        for (unsigned x = 0; x <= k->arity; ++x) {
+            if (t[x].buffer == NULL)
+                continue;
+            size_t count = 1;
+            for (int e = 0; e < t[x].t.ndim; ++e)
+                count *= (size_t)t[x].shape[e];
+            const size_t bytes = count * (x < k->arity ? k->inputs[x].size : k->outputs[0].size);
+            assert_int_equal(hipMalloc(&d[x], bytes), hipSuccess);
+            assert_int_equal(hipMemcpy(d[x], t[x].buffer, bytes, hipMemcpyHostToDevice), hipSuccess);
+            t[x].t.data = d[x];
+            t[x].t.device = on;
+        }
+        assert_int_equal(tkh_context_set_device_oracle(ctx, &projected), TKH_OK);
+        const tkh_status st = tkh_tensor_call(ctx, k, &args, &r);
+        const int64_t outputs = batch * m * n;
+        if (st != TKH_OK || !r.oracle_matches || r.oracle_projected != (size_t)outputs
+            || !has_evidence(&r, "by the projection kernels on the device")
+            || !(fabs(r.oracle_threshold - host.oracle_threshold) <= 1e-9 * host.oracle_threshold))
+            fail_msg("%s_%s, projected on the device (seed %" PRIu64 "): %s (threshold %g, the host's %g)", k->op,
+                k->type, seed, r.message, r.oracle_threshold, host.oracle_threshold);
+        const size_t bad = (size_t)(outputs - n - 3); /* [1, 35, 297]: in the last block, cut short */
+        const unsigned bit = (unsigned)k->outputs[0].size * 8 - 2; /* the exponent's top bit, or an integer's */
+        assert_int_equal(tkh_context_corrupt_next_output(ctx, bad, bit), TKH_OK);
+        if (tkh_tensor_call(ctx, k, &args, &r) != TKH_ERR_ORACLE_MISMATCH
+            || strstr(r.message, "element [1, 35, 297] of [2, 37, 300] differs") == NULL
+            || !has_evidence(&r, "found 1 of 222 blocks outside their bounds"))
+            fail_msg("%s_%s, a corrupted output, projected on the device (seed %" PRIu64 "): %s", k->op, k->type,
+                seed, r.message);
+        assert_int_equal(tkh_context_set_device_oracle(ctx, &off), TKH_OK);
+        for (int x = 0; x < 4; ++x) {
+            hipFree(d[x]);
+            free(t[x].buffer);
+        }
+        ++kernels;
+    }
+    printf("projected on the device: %zu products, each agreeing with the host's threshold and catching a flipped bit\n",
+        kernels);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -386,6 +462,7 @@ int main(void)
         cmocka_unit_test(every_product_over_tensors),
         cmocka_unit_test(corruption_and_device_path),
         cmocka_unit_test(projection_detection),
+        cmocka_unit_test(projection_on_device),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     tkh_context_destroy(ctx);

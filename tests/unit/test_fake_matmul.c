@@ -147,6 +147,15 @@ static const tkh_kernel_info residual = { PRODUCT("residual", 3, abc, linear_pla
 /* linear: x @ weight^T + bias, weight [n, k], bias optional */
 static const tkh_kernel_info linear = { PRODUCT("linear", 3, xwb, linear_plan, 1) };
 
+/* Where batch bi of array x starts (the plan's dimensions 3 on). */
+static int64_t batch_offset(const tkh_plan *p, int x, int64_t bi)
+{
+    int64_t off = 0;
+    for (int d = 3; d < p->ndim; ++d, bi /= p->size[d - 1])
+        off += bi % p->size[d] * p->stride[x][d];
+    return off;
+}
+
 /* An f32 product, for the projected check's float path: the kernel sums along k in f32
  * (as the FMA tiles do), and its full check allows k + 1 roundings of the sum of |products|. */
 static int f32_plan(const void *const *in, void *const *out, const void *const *scalars, const tkh_plan *p,
@@ -155,11 +164,12 @@ static int f32_plan(const void *const *in, void *const *out, const void *const *
     (void)scalars, (void)grid, (void)block, (void)scratch, (void)stream;
     const float *a = in[0], *b = in[1];
     for (int64_t e = 0; e < p->count; ++e) {
-        const int64_t j = e % p->size[1], i = e / p->size[1] % p->size[2];
+        const int64_t j = e % p->size[1], i = e / p->size[1] % p->size[2], bi = e / (p->size[1] * p->size[2]);
+        const float *ar = a + batch_offset(p, 0, bi) + i * p->stride[0][2], *bc = b + batch_offset(p, 1, bi) + j * p->stride[1][1];
         float s = 0;
         for (int64_t q = 0; q < p->size[0]; ++q)
-            s = fmaf(a[i * p->stride[0][2] + q * p->stride[0][0]], b[j * p->stride[1][1] + q * p->stride[1][0]], s);
-        ((float *)out[0])[i * p->stride[2][2] + j * p->stride[2][1]] = s;
+            s = fmaf(ar[q * p->stride[0][0]], bc[q * p->stride[1][0]], s);
+        ((float *)out[0])[batch_offset(p, 2, bi) + i * p->stride[2][2] + j * p->stride[2][1]] = s;
     }
     return 0;
 }
@@ -563,6 +573,158 @@ static void test_projected_check(void **state)
     tkh_context_destroy(ctx);
 }
 
+/* The projection kernels (templates/matmul.hip.tpl) as the fake device runs them, for the
+ * f32 and i32 products without extra inputs: each row of b's block sums, then each row
+ * and block of the output against them, into the result. 'lost' blocks go uncounted, as
+ * kernels that did not cover the call would leave them. */
+static int lost;
+
+static int fake_project(const void *const *in, const void *out, const tkh_plan *p, const tkh_projection_args *pa,
+    void *sums, tkh_projection_result *res, void *stream)
+{
+    (void)stream;
+    const int integer = pa->u_acc == 0, B = TKH_PROJECTION_BLOCK;
+    const int64_t kk = p->size[0], n = p->size[1], m = p->size[2], rows = p->count / (n * m) * kk;
+    double *y = sums, *z = y + rows * pa->blocks;
+    uint64_t *yi = sums;
+    *res = (tkh_projection_result){ 0, 0, ~0ull, 0, 0 };
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t blk = 0; blk < pa->blocks; ++blk) {
+            const int64_t off = batch_offset(p, 1, r / kk) + r % kk * p->stride[1][0], e = r * pa->blocks + blk;
+            y[e] = z[e] = 0;
+            for (int64_t j = blk * B; j < (blk + 1) * B && j < n; ++j) {
+                const uint64_t w = tkh_projection_weight(pa->seed, j);
+                if (integer)
+                    yi[e] += (w | 1) * (uint64_t)((const int32_t *)in[1])[off + j * p->stride[1][1]];
+                else {
+                    const double v = ((const float *)in[1])[off + j * p->stride[1][1]];
+                    y[e] += w & 1 ? v : -v;
+                    z[e] += fabs(v);
+                }
+            }
+        }
+    for (int64_t row = 0; row < p->count / n; ++row)
+        for (int64_t blk = 0; blk < pa->blocks; ++blk) {
+            const int64_t bi = row / m, i = row % m, j0 = blk * B, j1 = j0 + B < n ? j0 + B : n;
+            const int64_t ao = batch_offset(p, 0, bi) + i * p->stride[0][2], oo = batch_offset(p, 2, bi) + i * p->stride[2][2];
+            const size_t e0 = (size_t)(bi * kk * pa->blocks + blk);
+            double rhs = 0, mag = 0, lhs = 0, sabs = 0;
+            uint64_t rhs_i = 0, lhs_i = 0;
+            for (int64_t q = 0; q < kk; ++q)
+                if (integer)
+                    rhs_i += (uint64_t)((const int32_t *)in[0])[ao + q * p->stride[0][0]] * yi[e0 + (size_t)(q * pa->blocks)];
+                else {
+                    const double v = ((const float *)in[0])[ao + q * p->stride[0][0]];
+                    rhs += v * y[e0 + (size_t)(q * pa->blocks)];
+                    mag += fabs(v) * z[e0 + (size_t)(q * pa->blocks)];
+                }
+            for (int64_t j = j0; j < j1; ++j) {
+                const uint64_t w = tkh_projection_weight(pa->seed, j);
+                if (integer)
+                    lhs_i += (w | 1) * (uint64_t)((const int32_t *)out)[oo + j * p->stride[2][1]];
+                else {
+                    const double v = ((const float *)out)[oo + j * p->stride[2][1]];
+                    lhs += w & 1 ? v : -v;
+                    sabs += fabs(v);
+                }
+            }
+            const double bound = integer ? 0 : tkh_projection_bound(kk, j1 - j0, pa->u_acc, pa->tiny_acc, pa->u_out,
+                pa->tiny_out, lhs, rhs, mag, sabs, 0);
+            const int fail = integer ? ((lhs_i - rhs_i) & pa->mask) != 0 : !(bound >= 0 && fabs(lhs - rhs) <= bound);
+            res->blocks += lost > 0 && row == 0 && blk < lost ? 0 : 1;
+            res->failed += (unsigned long long)fail;
+            if (fail && (unsigned long long)(row * n + j0) < res->first)
+                res->first = (unsigned long long)(row * n + j0);
+            if (!integer && bound > 0) {
+                const float ratio = (float)(fabs(lhs - rhs) / bound);
+                const double twice = 2 * bound;
+                uint32_t rb;
+                unsigned long long tb;
+                memcpy(&rb, &ratio, sizeof rb);
+                memcpy(&tb, &twice, sizeof tb);
+                const unsigned long long worst = (unsigned long long)rb << 32 | (unsigned long long)(row * pa->blocks + blk);
+                res->worst = worst > res->worst ? worst : res->worst;
+                res->threshold = tb > res->threshold ? tb : res->threshold;
+            }
+        }
+    return 0;
+}
+
+/* The device path under the projected policy: the projection kernels give the verdict, the
+ * report saying so, with the threshold and the projected count the host's check states; a
+ * block outside its bound (an output corrupted on the device by the test hook), or blocks
+ * the kernels did not compare, sent to the host's check, whose verdict stands. */
+static void test_projected_on_device(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context(NULL);
+    const tkh_oracle_policy projected = { TKH_ORACLE_PROJECTED, 0, 11 };
+    ok(tkh_context_set_device_oracle(ctx, &projected));
+    ok(tkh_context_set_oracle(ctx, &projected));
+    const int64_t batch = 2, m = 5, n = 260, kk = 70; /* three blocks a row, the last cut short */
+    float *fa = malloc(sizeof(float) * batch * m * kk), *fb = malloc(sizeof(float) * kk * n);
+    float *fo = malloc(sizeof(float) * batch * m * n);
+    int32_t *a = malloc(sizeof(int32_t) * batch * m * kk), *b = malloc(sizeof(int32_t) * kk * n);
+    int32_t *out = malloc(sizeof(int32_t) * batch * m * n);
+    assert_true(fa && fb && fo && a && b && out);
+    uint64_t s = 3;
+    for (int64_t i = 0; i < batch * m * kk; ++i) {
+        fa[i] = (float)((double)(tkhi_splitmix64(&s) >> 11) * 0x1p-52 - 0.5);
+        a[i] = (int32_t)tkhi_splitmix64(&s);
+    }
+    for (int64_t i = 0; i < kk * n; ++i) {
+        fb[i] = (float)((double)(tkhi_splitmix64(&s) >> 11) * 0x1p-52 - 0.5);
+        b[i] = (int32_t)tkhi_splitmix64(&s);
+    }
+    tensor ta, tb, to;
+    const int64_t sa[3] = { batch, m, kk }, sb[2] = { kk, n }, so[3] = { batch, m, n };
+    const DLDevice dev = { kDLROCM, 0 };
+    const DLDataType F32 = { kDLFloat, 32, 1 };
+    tkh_kernel_info k = matmul_f32;
+    k.project_device = fake_project;
+    make(&ta, fa, 3, sa, NULL), make(&tb, fb, 2, sb, NULL), make(&to, fo, 3, so, NULL);
+    ta.t.device = tb.t.device = to.t.device = dev;
+    ta.t.dtype = tb.t.dtype = to.t.dtype = F32;
+    tkh_report r, host;
+    ok(call(ctx, &k, &ta.t, &tb.t, NULL, &to.t, &r));
+    assert_true(has_evidence(&r, "block sums by the projection kernels on the device (fake_matmul_proj_b"));
+    assert_true(has_evidence(&r, "checked 2600 of 2600 outputs by projection (seed 11)"));
+    assert_false(has_evidence(&r, "copied the tensors back"));
+    assert_int_equal(r.oracle_projected, 2600);
+    assert_true(r.oracle_matches && r.max_ulp_error > 0 && r.max_ulp_error <= 1);
+    /* the host path's check of the same product states the same threshold */
+    ta.t.device = tb.t.device = to.t.device = (DLDevice){ kDLCPU, 0 };
+    ok(call(ctx, &k, &ta.t, &tb.t, NULL, &to.t, &host));
+    assert_true(host.oracle_threshold > 0 && fabs(r.oracle_threshold - host.oracle_threshold) <= 1e-12 * host.oracle_threshold);
+    ta.t.device = tb.t.device = to.t.device = dev;
+    /* integers, exactly */
+    tkh_kernel_info ki = matmul;
+    ki.project_device = fake_project;
+    make(&ta, a, 3, sa, NULL), make(&tb, b, 2, sb, NULL), make(&to, out, 3, so, NULL);
+    ta.t.device = tb.t.device = to.t.device = dev;
+    ok(call(ctx, &ki, &ta.t, &tb.t, NULL, &to.t, &r));
+    assert_true(has_evidence(&r, "by the projection kernels on the device"));
+    assert_true(has_evidence(&r, "any one wrong output in a block is certain to be caught"));
+    /* a wrong output: its block flagged on the device, then named by the host's check */
+    make(&ta, fa, 3, sa, NULL), make(&tb, fb, 2, sb, NULL), make(&to, fo, 3, so, NULL);
+    ta.t.device = tb.t.device = to.t.device = dev;
+    ta.t.dtype = tb.t.dtype = to.t.dtype = F32;
+    ok(tkh_context_corrupt_next_output(ctx, 2 * n + 7, 30)); /* [0, 2, 7], an exponent bit */
+    expect(call(ctx, &k, &ta.t, &tb.t, NULL, &to.t, &r), TKH_ERR_ORACLE_MISMATCH,
+        "matmul_f32: element [0, 2, 7] of [2, 5, 260] differs from the CPU oracle");
+    assert_true(has_evidence(&r, "test hook: flipped bit 30 of output element 527 on the device"));
+    assert_true(has_evidence(&r, "found 1 of 30 blocks outside their bounds (compared 30): checking on the host"));
+    /* blocks the kernels left out: the host checks, and a right result passes */
+    lost = 2;
+    ok(call(ctx, &k, &ta.t, &tb.t, NULL, &to.t, &r));
+    lost = 0;
+    assert_true(has_evidence(&r, "found 0 of 30 blocks outside their bounds (compared 28): checking on the host"));
+    assert_true(has_evidence(&r, "copied the tensors back"));
+    assert_int_equal(r.oracle_projected, 2600);
+    free(fa), free(fb), free(fo), free(a), free(b), free(out);
+    tkh_context_destroy(ctx);
+}
+
 /* Extra inputs of every extent: a row along m and an addend broadcast to the output (from
  * [n], from [batch, 1, n], and whole at permuted strides), the row left out for its
  * default, the flat call, shapes refused with their messages, and an addend under the
@@ -755,6 +917,7 @@ int main(void)
         cmocka_unit_test(test_projection_detection),
         cmocka_unit_test(test_extra_inputs),
         cmocka_unit_test(test_float_decoding),
+        cmocka_unit_test(test_projected_on_device),
         cmocka_unit_test_prestate(test_extra_inputs, &small_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,9 +72,10 @@ TKH_API tkh_status tkh_context_set_oracle(tkh_context *ctx, const tkh_oracle_pol
  * Fails as tkh_context_set_oracle does. */
 TKH_API tkh_status tkh_context_set_device_oracle(tkh_context *ctx, const tkh_oracle_policy *policy);
 
-/* Test hook: the next host entry point on this context flips bit 'bit' of output element
- * 'index' on the device after the kernel ran, before the copy back, so a test can prove
- * on real hardware that the oracle check catches a wrong result.
+/* Test hook: the next host entry point or device tensor call on this context flips bit
+ * 'bit' of output element 'index' on the device after the kernel ran, before the check (a
+ * device call's index in the outputs' index space, row-major), so a test can prove on
+ * real hardware that the oracle check catches a wrong result.
  * Fails with: TKH_ERR_NULL_POINTER (ctx), TKH_ERR_INVALID_ARGUMENT (bit > 63). */
 TKH_API tkh_status tkh_context_corrupt_next_output(tkh_context *ctx, size_t index, unsigned bit);
 

@@ -6,6 +6,7 @@
 
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/codegen/plan.h"
+#include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/report.h"
 #include "tokitai_hip/shape_kinds.h"
 #include "tokitai_hip/status.h"
@@ -98,6 +99,15 @@ typedef size_t (*tkh_product_check_fn)(const void *a, int64_t a_k, const void *b
     const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
     const void *const *scalars, size_t k, size_t count, tkh_check_note *note);
 
+/* A matrix product's projected check on the device (docs/matmul.md): enqueues on 'stream'
+ * the projection kernels of the call whose plan is 'plan' (inputs[0] a, inputs[1] b,
+ * inputs[2] the extra input or NULL; 'output' the product's output), the block sums of b's
+ * rows into 'sums' (16 bytes a batch, row of b and block) and the verdict into 'result'
+ * (device memory). Kernels of their own: they share no code with the product's. Returns 0
+ * or the runtime's error code of the launch. */
+typedef int (*tkh_product_project_fn)(const void *const *inputs, const void *output, const tkh_plan *plan,
+    const tkh_projection_args *args, void *sums, tkh_projection_result *result, void *stream);
+
 /* One operand of a kernel's signature. */
 typedef struct tkh_operand {
     const char *name;                 /* as declared: "x", "alpha" ("lhs", "rhs" in the short form) */
@@ -175,6 +185,8 @@ typedef struct tkh_kernel_info {
                                          plus its one extra input (a bias, a residual):
                                          checkable under TKH_ORACLE_PROJECTED; 0 otherwise */
     const char *accumulator;          /* matrix products: the sum's type ("f32"); NULL otherwise */
+    tkh_product_project_fn project_device; /* projectable matrix products: the projected check
+                                         on the device; NULL otherwise (copied back) */
 } tkh_kernel_info;
 
 typedef struct tkh_registry {

@@ -162,4 +162,4 @@ static const char *layout(const tkhi_call *c)
 }
 
 const tkhi_shape tkhi_elementwise_shape = { TKHI_FLAT_KERNEL, 0, NULL, plan, geometry, flat_geometry, check, describe, layout,
-    NULL, NULL };
+    NULL, NULL, NULL };

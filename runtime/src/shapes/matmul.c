@@ -257,4 +257,4 @@ static int drops(const tkh_kernel_info *k)
 }
 
 const tkhi_shape tkhi_matmul_shape = { TKHI_FLAT_PRODUCT, 1, drops, plan, geometry, NULL, tkhi_matmul_check, describe,
-    layout, tkhi_matmul_project_begin, tkhi_matmul_project };
+    layout, tkhi_matmul_project_begin, tkhi_matmul_project, tkhi_matmul_project_device };

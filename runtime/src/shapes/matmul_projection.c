@@ -14,9 +14,10 @@
 #include <string.h>
 
 #include "shapes.h"
+#include "tokitai_hip/codegen/projection.h"
 
 enum { K_DIM = 0, N_DIM = 1, M_DIM = 2, BATCH_DIM = 3 };
-#define BLOCK 128
+#define BLOCK TKH_PROJECTION_BLOCK
 /* Blocks of one row summed side by side, and rows summed together (where a row has no
  * more than SIDE blocks). */
 #define SIDE 64
@@ -47,6 +48,12 @@ static void release(void *state)
     free(pr->sign);
     free(pr->weight);
     free(pr);
+}
+
+/* The weights' seed of a call under 'policy' (the report states policy->seed). */
+static uint64_t projection_seed(const tkh_oracle_policy *policy)
+{
+    return policy->seed ^ 0x70726f6a656374ull; /* "project" */
 }
 
 /* Integer element p of type t sign-extended (as bits modulo 2^64); floats: tkhi_real. */
@@ -136,7 +143,7 @@ tkh_status tkhi_matmul_project_begin(const tkhi_call *c, tkhi_oracle *o, unsigne
         return TKH_OK;
     }
     const size_t count = (size_t)entries > 0 ? (size_t)entries : 1;
-    uint64_t seed = o->policy.seed ^ 0x70726f6a656374ull; /* "project" */
+    const uint64_t seed = projection_seed(&o->policy);
     if (pr->integer) {
         const unsigned bits = acc->bits < pr->tout->bits ? acc->bits : pr->tout->bits;
         pr->mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
@@ -154,7 +161,7 @@ tkh_status tkhi_matmul_project_begin(const tkhi_call *c, tkhi_oracle *o, unsigne
         return TKH_ERR_HOST_ALLOC;
     }
     for (int64_t j = 0; j < n; ++j) {
-        const uint64_t r = tkhi_splitmix64(&seed);
+        const uint64_t r = tkh_projection_weight(seed, j);
         if (pr->integer)
             pr->weight[j] = r | 1;
         else
@@ -257,17 +264,10 @@ static int block_agrees(const row_at *ra, const block_sums *pr, int64_t j0, int6
             cabs += fabs(b);
         }
     }
-    /* the full check's bound of each output, summed: k additions in the accumulator at
-     * twice its unit roundoff, underflow, the extra input's addition and the output's
-     * rounding; then this host's own sums in double (y and z: BLOCK terms, these: k and
-     * BLOCK), and mag's own rounding, with room */
-    const double w = (double)(j1 - j0), steps = 2 * (double)pr->k + 2, g = steps * 2 * pr->u_acc;
-    const double host = ((double)pr->k + 2 * BLOCK + 8) * 0x1p-53;
-    if (!isfinite(lhs) || !isfinite(rhs) || !isfinite(mag) || g >= 0.5 || host >= 0x1p-10)
+    const double bound = tkh_projection_bound(pr->k, j1 - j0, pr->u_acc, pr->tiny_acc, pr->u_out, pr->tiny_out,
+        lhs, rhs, mag, sabs, cabs);
+    if (bound < 0)
         return 0; /* special values, or a bound past use: recomputed in full */
-    const double mag_up = mag * (1 + 2 * host);
-    const double bound = g / (1 - g) * mag_up + w * steps * pr->tiny_acc + sabs * (pr->u_out + 2 * pr->u_acc) * 1.01
-        + w * pr->tiny_out + host * 1.01 * (mag_up + sabs + cabs) + ((double)pr->k + 2 * BLOCK) * 0x1p-1074;
     const double diff = fabs(lhs - rhs);
     if (bound > 0 && diff / bound > part->note.worst) {
         part->note.worst = diff / bound;
@@ -336,4 +336,29 @@ tkh_status tkhi_matmul_project(const tkhi_call *c, const void *state, unsigned c
     }
     free(sd);
     return part->failed;
+}
+
+size_t tkhi_matmul_project_device(const tkhi_call *c, const tkh_oracle_policy *policy, tkh_projection_args *args)
+{
+    const tkh_kernel_info *k = c->kernel;
+    const tkh_plan *p = &c->plan;
+    if (k->project_device == NULL || !k->projectable || p->count <= 0)
+        return 0;
+    const tkh_scalar_type *acc = tkh_scalar_type_find(k->accumulator), *out = tkh_scalar_type_find(k->outputs[0].type);
+    if (acc == NULL || out == NULL)
+        return 0;
+    const int64_t kk = p->size[K_DIM], n = p->size[N_DIM], blocks = (n + BLOCK - 1) / BLOCK;
+    const double entries = (double)(p->count / (n * p->size[M_DIM])) * (double)kk * (double)blocks;
+    if (entries * 16 > (double)MOST_BYTES)
+        return 0;
+    *args = (tkh_projection_args){ .seed = projection_seed(policy), .blocks = blocks,
+        .extra = k->arity > 2 && !c->absent[2] };
+    if (out->to_double == NULL)
+        args->mask = out->bits >= 64 || acc->bits >= 64 ? ~(uint64_t)0
+            : ((uint64_t)1 << (acc->bits < out->bits ? acc->bits : out->bits)) - 1;
+    else {
+        units(acc, &args->u_acc, &args->tiny_acc);
+        units(out, &args->u_out, &args->tiny_out);
+    }
+    return (size_t)entries * 16;
 }

@@ -194,4 +194,4 @@ static int drops(const tkh_kernel_info *k)
 }
 
 const tkhi_shape tkhi_normalization_shape = { TKHI_FLAT_ROW, 1, drops, plan, geometry, NULL, check, describe, layout,
-    NULL, NULL };
+    NULL, NULL, NULL };

@@ -229,4 +229,4 @@ static int drops(const tkh_kernel_info *k)
 }
 
 const tkhi_shape tkhi_reduction_shape = { TKHI_FLAT_KERNEL, 1, drops, plan, geometry, flat_geometry, check, describe, layout,
-    NULL, NULL };
+    NULL, NULL, NULL };

@@ -61,6 +61,10 @@ typedef struct tkhi_shape {
     tkh_status (*project)(const tkhi_call *c, const void *projection, unsigned char *const *base,
         const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
         tkhi_oracle_part *part);
+    /* TKH_ORACLE_PROJECTED on the device path, for a shape whose kernels check so on the
+     * device (k->project_device; NULL for the others): the kernels' arguments for the call,
+     * and the bytes of block sums they need; 0 where it is checked on the host instead. */
+    size_t (*project_device)(const tkhi_call *c, const tkh_oracle_policy *policy, tkh_projection_args *args);
 } tkhi_shape;
 
 TKH_HIDDEN extern const tkhi_shape tkhi_elementwise_shape, tkhi_reduction_shape, tkhi_normalization_shape,
@@ -76,6 +80,9 @@ TKH_HIDDEN tkh_status tkhi_matmul_project_begin(const tkhi_call *c, tkhi_oracle 
 TKH_HIDDEN tkh_status tkhi_matmul_project(const tkhi_call *c, const void *projection, unsigned char *const *base,
     const int64_t (*stride)[TKH_MAX_DIMS], const void *const *scalars, int64_t first, int64_t count,
     tkhi_oracle_part *part);
+
+TKH_HIDDEN size_t tkhi_matmul_project_device(const tkhi_call *c, const tkh_oracle_policy *policy,
+    tkh_projection_args *args);
 
 /* Float element p of type t (no wider than double) exactly: f64, f32, f16 and bf16 decoded
  * here, where a hot loop reads every element (a call each would cost more than the sums),

@@ -10,6 +10,7 @@
 #include "tokitai_hip/codegen/hip_platform.h"
 #include "tokitai_hip/codegen/matrix_core.h"
 #include "tokitai_hip/codegen/plan.h"
+#include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/core_oracle/matmul_i8.h"
 
 /* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored. */
@@ -373,6 +374,113 @@ static int tkhk_matmul_i8_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, 
 #undef TKHM_MNMAJOR
 #undef TKHM_SWIZZLE
 #undef TKHM_SPLACE
+/* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
+ * kernels of its own that share no code with the product's: the first sums each row q of
+ * b over blocks of TKH_PROJECTION_BLOCK columns by their weights (y, modulo 2^64),
+ * a thread a row and block; the second, a thread an output row and block, sums a's row
+ * against them, the block's outputs by the same weights, and compares. */
+static __device__ int64_t tkhk_matmul_i8_proj_batch(const tkh_plan &p, int x, int64_t bi)
+{
+    int64_t off = 0;
+    for (int d = 3; d < p.ndim; ++d) {
+        off += bi % p.size[d] * p.stride[x][d];
+        bi /= p.size[d];
+    }
+    return off;
+}
+
+__global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__restrict__ pb, const tkh_plan p,
+    const tkh_projection_args pa, uint64_t *__restrict__ y, double *__restrict__ z, tkh_projection_result *res)
+{
+    const int64_t kk = p.size[0], n = p.size[1], rows = p.count / (n * p.size[2]) * kk, total = rows * pa.blocks;
+    const bool along_k = p.stride[1][0] == 1; /* neighbouring threads on neighbouring elements */
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *res = tkh_projection_result{ 0, 0, ~0ull, 0, 0 };
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = along_k ? t % rows : t / pa.blocks, blk = along_k ? t / rows : t % pa.blocks;
+        const int8_t *row = pb + tkhk_matmul_i8_proj_batch(p, 1, r / kk) + r % kk * p.stride[1][0];
+        const int64_t j1 = (blk + 1) * TKH_PROJECTION_BLOCK < n ? (blk + 1) * TKH_PROJECTION_BLOCK : n;
+        uint64_t sy = 0;
+        double sz = 0;
+        for (int64_t j = blk * TKH_PROJECTION_BLOCK; j < j1; ++j) {
+            const uint64_t w = tkh_projection_weight(pa.seed, j);
+            sy += (w | 1) * (uint64_t)(int64_t)row[j * p.stride[1][1]];
+        }
+        y[r * pa.blocks + blk] = sy;
+        z[r * pa.blocks + blk] = sz;
+    }
+}
+
+__global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_rows(const int8_t *__restrict__ pa_, const int32_t *__restrict__ po,
+    const tkh_plan p, const tkh_projection_args pa, const uint64_t *__restrict__ y, const double *__restrict__ z,
+    tkh_projection_result *res)
+{
+    __shared__ unsigned long long s_sum[256], s_first[256], s_worst[256], s_threshold[256];
+    const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], total = p.count / n * pa.blocks;
+    const unsigned tid = threadIdx.x;
+    for (int64_t t0 = blockIdx.x * (int64_t)blockDim.x; t0 < total; t0 += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t t = t0 + tid, row = t / pa.blocks, blk = t % pa.blocks, bi = row / m, i = row % m;
+        unsigned long long fail = 0, first = ~0ull, worst = 0, threshold = 0;
+        if (t < total) {
+            const int64_t j0 = blk * TKH_PROJECTION_BLOCK, j1 = j0 + TKH_PROJECTION_BLOCK < n ? j0 + TKH_PROJECTION_BLOCK : n;
+            const int8_t *ar = pa_ + tkhk_matmul_i8_proj_batch(p, 0, bi) + i * p.stride[0][2];
+            const int32_t *orow = po + tkhk_matmul_i8_proj_batch(p, 2, bi) + i * p.stride[2][2];
+            const size_t e0 = (size_t)(bi * kk) * (size_t)pa.blocks + (size_t)blk;
+            uint64_t rhs = 0, lhs = 0;
+            for (int64_t q = 0; q < kk; ++q)
+                rhs += (uint64_t)(int64_t)ar[q * p.stride[0][0]] * y[e0 + (size_t)q * (size_t)pa.blocks];
+            for (int64_t j = j0; j < j1; ++j)
+                lhs += (tkh_projection_weight(pa.seed, j) | 1) * (uint64_t)(int64_t)orow[j * p.stride[2][1]];
+            fail = ((lhs - rhs) & pa.mask) != 0;
+            if (fail)
+                first = (unsigned long long)(row * n + j0);
+        }
+        /* the block's sums, smallest first failure and largest ratio and bound, then one
+         * thread's atomics */
+        s_sum[tid] = (t < total) | fail << 32;
+        s_first[tid] = first;
+        s_worst[tid] = worst;
+        s_threshold[tid] = threshold;
+        __syncthreads();
+        for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+            if (tid < half) {
+                s_sum[tid] += s_sum[tid + half];
+                s_first[tid] = s_first[tid + half] < s_first[tid] ? s_first[tid + half] : s_first[tid];
+                s_worst[tid] = s_worst[tid + half] > s_worst[tid] ? s_worst[tid + half] : s_worst[tid];
+                s_threshold[tid] = s_threshold[tid + half] > s_threshold[tid] ? s_threshold[tid + half] : s_threshold[tid];
+            }
+            __syncthreads();
+        }
+        if (tid == 0) {
+            atomicAdd(&res->blocks, s_sum[0] & 0xffffffffull);
+            atomicAdd(&res->failed, s_sum[0] >> 32);
+            atomicMin(&res->first, s_first[0]);
+            atomicMax(&res->worst, s_worst[0]);
+            atomicMax(&res->threshold, s_threshold[0]);
+        }
+        __syncthreads(); /* before the next round's writes */
+    }
+}
+
+extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *inputs, const void *output, const tkh_plan *plan,
+    const tkh_projection_args *args, void *sums, tkh_projection_result *result, void *stream)
+{
+    const int64_t rows = plan->count / (plan->size[1] * plan->size[2]) * plan->size[0];
+    uint64_t *y = (uint64_t *)sums;
+    double *z = (double *)(y + rows * args->blocks);
+    const int64_t b_threads = rows * args->blocks, o_threads = plan->count / plan->size[1] * args->blocks;
+    const unsigned b_grid = (unsigned)(b_threads / 256 + 1 < 65536 ? b_threads / 256 + 1 : 65536);
+    const unsigned o_grid = (unsigned)(o_threads / 256 + 1 < 65536 ? o_threads / 256 + 1 : 65536);
+    hipLaunchKernelGGL(tkhk_matmul_i8_proj_b, dim3(b_grid), dim3(256), 0, (hipStream_t)stream,
+        (const int8_t *)inputs[1], *plan, *args, y, z, result);
+    hipError_t err = hipGetLastError();
+    if (err != hipSuccess)
+        return (int)err;
+    hipLaunchKernelGGL(tkhk_matmul_i8_proj_rows, dim3(o_grid), dim3(256), 0, (hipStream_t)stream,
+        (const int8_t *)inputs[0], (const int32_t *)output, *plan, *args, y, z, result);
+    return (int)hipGetLastError();
+}
+
 /* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
  * of 256 threads: the mma kernel where it fits, else the FMA tiles. */
 extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *inputs, void *const *outputs,

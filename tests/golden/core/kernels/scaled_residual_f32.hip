@@ -10,6 +10,7 @@
 #include "tokitai_hip/codegen/hip_platform.h"
 #include "tokitai_hip/codegen/matrix_core.h"
 #include "tokitai_hip/codegen/plan.h"
+#include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/core_oracle/scaled_residual_f32.h"
 
 /* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored. */
