@@ -512,8 +512,10 @@ static int $(k.symbol)_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, voi
 /* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
  * kernels of its own that share no code with the product's: the first sums each row q of
  * b over blocks of TKH_PROJECTION_BLOCK columns by their weights (y$(float and ", and z of |b|" or ", modulo 2^64")),
- * a thread a row and block; the second, a thread an output row and block, sums a's row
- * against them, the block's outputs$(X and " less the extra input" or "") by the same weights, and compares. */
+ * a thread a row and block; the second, a thread TKHM_PROJ_ROWS output rows and a block,
+ * sums a's rows against them, the block's outputs$(X and " less the extra input" or "") by the same weights, and compares. */
+#define TKHM_PROJ_ROWS 8 /* output rows a thread of the second kernel, which read b's sums once for them */
+
 static __device__ int64_t $(k.symbol)_proj_batch(const tkh_plan &p, int x, int64_t bi)
 {
     int64_t off = 0;
@@ -557,58 +559,90 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_rows(const $(a.type.c) *
     tkh_projection_result *res)
 {
     __shared__ unsigned long long s_sum[256], s_first[256], s_worst[256], s_threshold[256];
-    const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], total = p.count / n * pa.blocks;
+    const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], groups = (m + TKHM_PROJ_ROWS - 1) / TKHM_PROJ_ROWS;
+    const int64_t total = p.count / (n * m) * groups * pa.blocks;
     const unsigned tid = threadIdx.x;
     for (int64_t t0 = blockIdx.x * (int64_t)blockDim.x; t0 < total; t0 += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t t = t0 + tid, row = t / pa.blocks, blk = t % pa.blocks, bi = row / m, i = row % m;
+        const int64_t t = t0 + tid, blk = t % pa.blocks, bi = t / pa.blocks / groups;
+        const int64_t i0 = t / pa.blocks % groups * TKHM_PROJ_ROWS, rows = m - i0 < TKHM_PROJ_ROWS ? m - i0 : TKHM_PROJ_ROWS;
         unsigned long long fail = 0, first = ~0ull, worst = 0, threshold = 0;
         if (t < total) {
             const int64_t j0 = blk * TKH_PROJECTION_BLOCK, j1 = j0 + TKH_PROJECTION_BLOCK < n ? j0 + TKH_PROJECTION_BLOCK : n;
-            const $(a.type.c) *ar = pa_ + $(k.symbol)_proj_batch(p, 0, bi) + i * p.stride[0][2];
-            const $(O.c) *orow = po + $(k.symbol)_proj_batch(p, $(#k.inputs), bi) + i * p.stride[$(#k.inputs)][2];
+            const $(a.type.c) *ar = pa_ + $(k.symbol)_proj_batch(p, 0, bi) + i0 * p.stride[0][2];
+            const $(O.c) *orow = po + $(k.symbol)_proj_batch(p, $(#k.inputs), bi) + i0 * p.stride[$(#k.inputs)][2];
             const size_t e0 = (size_t)(bi * kk) * (size_t)pa.blocks + (size_t)blk;
 @   if float then
-            double rhs = 0, mag = 0, lhs = 0, sabs = 0, cabs = 0;
+            double rhs[TKHM_PROJ_ROWS] = { 0 }, mag[TKHM_PROJ_ROWS] = { 0 };
             for (int64_t q = 0; q < kk; ++q) {
-                const double v = $(real(a.type, "ar[q * p.stride[0][0]]"));
-                rhs += v * y[e0 + (size_t)q * (size_t)pa.blocks];
-                mag += fabs(v) * z[e0 + (size_t)q * (size_t)pa.blocks];
+                const double yq = y[e0 + (size_t)q * (size_t)pa.blocks], zq = z[e0 + (size_t)q * (size_t)pa.blocks];
+#pragma unroll
+                for (int r = 0; r < TKHM_PROJ_ROWS; ++r)
+                    if (r < rows) {
+                        const double v = $(real(a.type, "ar[r * p.stride[0][2] + q * p.stride[0][0]]"));
+                        rhs[r] += v * yq;
+                        mag[r] += fabs(v) * zq;
+                    }
             }
-            for (int64_t j = j0; j < j1; ++j) {
-                const bool plus = tkh_projection_weight(pa.seed, j) & 1;
-                const double v = $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]"));
-                lhs += plus ? v : -v;
-                sabs += fabs(v);
+#pragma unroll /* rhs and mag stay in registers */
+            for (int r = 0; r < TKHM_PROJ_ROWS; ++r) {
+                if (r >= rows)
+                    break;
+                double lhs = 0, sabs = 0, cabs = 0;
+                for (int64_t j = j0; j < j1; ++j) {
+                    const bool plus = tkh_projection_weight(pa.seed, j) & 1;
+                    const double v = $(real(O, "orow[r * p.stride[" .. #k.inputs .. "][2] + j * p.stride[" .. #k.inputs .. "][1]]"));
+                    lhs += plus ? v : -v;
+                    sabs += fabs(v);
 @     if X then
-                if (pa.extra) {
-                    const double c = $(real(X.type, "px[" .. k.symbol .. "_proj_batch(p, 2, bi) + i * p.stride[2][2] + j * p.stride[2][1]]"));
-                    rhs += plus ? c : -c;
-                    cabs += fabs(c);
-                }
+                    if (pa.extra) {
+                        const double c = $(real(X.type, "px[" .. k.symbol .. "_proj_batch(p, 2, bi) + (i0 + r) * p.stride[2][2] + j * p.stride[2][1]]"));
+                        rhs[r] += plus ? c : -c;
+                        cabs += fabs(c);
+                    }
 @     end
+                }
+                const double bound = tkh_projection_bound(kk, j1 - j0, pa.u_acc, pa.tiny_acc, pa.u_out, pa.tiny_out, lhs,
+                    rhs[r], mag[r], sabs, cabs);
+                const double diff = fabs(lhs - rhs[r]);
+                const bool bad = !(bound >= 0 && diff <= bound);
+                /* this block's index among all of them (row-major), for the report's worst */
+                const int64_t at = (bi * m + i0 + r) * pa.blocks + blk;
+                const unsigned long long ratio = bound > 0 && !bad
+                    ? (unsigned long long)__float_as_uint((float)(diff / bound)) << 32
+                        | (at < 0xffffffffll ? (unsigned long long)at : 0xffffffffull) : 0;
+                const unsigned long long twice = bound > 0 ? (unsigned long long)__double_as_longlong(2 * bound) : 0;
+                worst = ratio > worst ? ratio : worst;
+                threshold = twice > threshold ? twice : threshold;
+                fail += bad;
+                if (bad && first == ~0ull)
+                    first = (unsigned long long)((bi * m + i0 + r) * n + j0);
             }
-            const double bound = tkh_projection_bound(kk, j1 - j0, pa.u_acc, pa.tiny_acc, pa.u_out, pa.tiny_out, lhs,
-                rhs, mag, sabs, cabs);
-            const double diff = fabs(lhs - rhs);
-            fail = !(bound >= 0 && diff <= bound);
-            if (bound > 0 && !fail)
-                worst = (unsigned long long)__float_as_uint((float)(diff / bound)) << 32 | (t < 0xffffffffll ? (unsigned long long)t : 0xffffffffull);
-            if (bound > 0)
-                threshold = (unsigned long long)__double_as_longlong(2 * bound);
 @   else
-            uint64_t rhs = 0, lhs = 0;
-            for (int64_t q = 0; q < kk; ++q)
-                rhs += $(real(a.type, "ar[q * p.stride[0][0]]")) * y[e0 + (size_t)q * (size_t)pa.blocks];
-            for (int64_t j = j0; j < j1; ++j)
-                lhs += (tkh_projection_weight(pa.seed, j) | 1) * $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]"));
-            fail = ((lhs - rhs) & pa.mask) != 0;
+            uint64_t rhs[TKHM_PROJ_ROWS] = { 0 };
+            for (int64_t q = 0; q < kk; ++q) {
+                const uint64_t yq = y[e0 + (size_t)q * (size_t)pa.blocks];
+#pragma unroll
+                for (int r = 0; r < TKHM_PROJ_ROWS; ++r)
+                    if (r < rows)
+                        rhs[r] += $(real(a.type, "ar[r * p.stride[0][2] + q * p.stride[0][0]]")) * yq;
+            }
+#pragma unroll /* rhs and mag stay in registers */
+            for (int r = 0; r < TKHM_PROJ_ROWS; ++r) {
+                if (r >= rows)
+                    break;
+                uint64_t lhs = 0;
+                for (int64_t j = j0; j < j1; ++j)
+                    lhs += (tkh_projection_weight(pa.seed, j) | 1) * $(real(O, "orow[r * p.stride[" .. #k.inputs .. "][2] + j * p.stride[" .. #k.inputs .. "][1]]"));
+                const bool bad = ((lhs - rhs[r]) & pa.mask) != 0;
+                fail += bad;
+                if (bad && first == ~0ull)
+                    first = (unsigned long long)((bi * m + i0 + r) * n + j0);
+            }
 @   end
-            if (fail)
-                first = (unsigned long long)(row * n + j0);
         }
         /* the block's sums, smallest first failure and largest ratio and bound, then one
          * thread's atomics */
-        s_sum[tid] = (t < total) | fail << 32;
+        s_sum[tid] = (unsigned long long)(t < total ? rows : 0) | fail << 32;
         s_first[tid] = first;
         s_worst[tid] = worst;
         s_threshold[tid] = threshold;
@@ -639,7 +673,8 @@ extern "C" TKH_HIDDEN int $(k.launch)_project(const void *const *inputs, const v
     const int64_t rows = plan->count / (plan->size[1] * plan->size[2]) * plan->size[0];
     $(Y) *y = ($(Y) *)sums;
     double *z = (double *)(y + rows * args->blocks);
-    const int64_t b_threads = rows * args->blocks, o_threads = plan->count / plan->size[1] * args->blocks;
+    const int64_t groups = (plan->size[2] + TKHM_PROJ_ROWS - 1) / TKHM_PROJ_ROWS;
+    const int64_t b_threads = rows * args->blocks, o_threads = plan->count / (plan->size[1] * plan->size[2]) * groups * args->blocks;
     const unsigned b_grid = (unsigned)(b_threads / 256 + 1 < 65536 ? b_threads / 256 + 1 : 65536);
     const unsigned o_grid = (unsigned)(o_threads / 256 + 1 < 65536 ? o_threads / 256 + 1 : 65536);
     hipLaunchKernelGGL($(k.symbol)_proj_b, dim3(b_grid), dim3(256), 0, (hipStream_t)stream,
@@ -652,6 +687,7 @@ extern "C" TKH_HIDDEN int $(k.launch)_project(const void *const *inputs, const v
     return (int)hipGetLastError();
 }
 
+#undef TKHM_PROJ_ROWS
 @ end
 /* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
  * of 256 threads: the mma kernel where it fits, else the FMA tiles. */
