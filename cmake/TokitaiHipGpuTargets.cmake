@@ -1,9 +1,10 @@
 # GPU targets: which architectures the kernels are compiled for, and how they were chosen.
 #
 # In order: GPU_TARGETS; AMDGPU_TARGETS (deprecated); CMAKE_HIP_ARCHITECTURES (amd) or
-# CMAKE_CUDA_ARCHITECTURES (nvidia, "90" means sm_90); detection of the local devices when
-# TOKITAI_HIP_DETECT_TARGETS is ON; else a pinned default the toolchain supports. Each
-# target is validated by compiling for it; a rejected one stops configure, naming it.
+# CMAKE_CUDA_ARCHITECTURES (nvidia, "90" means sm_90, "90a" sm_90a); detection of the local
+# devices when TOKITAI_HIP_DETECT_TARGETS is ON; else a pinned default the toolchain
+# supports. Each target is validated by compiling for it; a rejected one stops configure,
+# naming it.
 include_guard(DIRECTORY) # variables and imported targets are per directory
 
 set(TKH_DEFAULT_TARGETS_amd "gfx90a:xnack-;gfx1030")
@@ -88,8 +89,8 @@ endfunction()
 # Results are cached per (compiler identity, target), so a re-configure does not recompile.
 function(_tkh_validate_targets platform compiler targets)
   set(pattern_amd "^gfx[0-9a-f]+(:[a-z]+[+-])*$")
-  # sm_90a / sm_100f code runs only on the exact chip and is not admitted yet: plain sm_XX.
-  set(pattern_nvidia "^sm_[0-9]+$")
+  # sm_XXa: architecture-specific code (sm_90a's wgmma and TMA), admitted on that chip alone.
+  set(pattern_nvidia "^sm_[0-9]+a?$")
   string(SHA256 compiler_id "${TKH_COMPILER_IDENTITY}")
   set(dir "${CMAKE_BINARY_DIR}/CMakeFiles/tkh-target-check")
   file(WRITE "${dir}/probe.hip" "#include \"tokitai_hip/codegen/hip_platform.h\"\n"

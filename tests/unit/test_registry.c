@@ -80,6 +80,16 @@ static void admission_on_nvidia(void **state)
     assert_int_equal(tkh_kernel_admit(&k, "sm_86"), TKH_ERR_NO_KERNEL_FOR_ARCH);
     assert_int_equal(tkh_kernel_admit(&k, "sm_9"), TKH_ERR_NO_KERNEL_FOR_ARCH);
     assert_int_equal(tkh_kernel_admit(&k, "sm_900"), TKH_ERR_NO_KERNEL_FOR_ARCH);
+    /* sm_90a: the H100's and H200's own code, on no other chip */
+    static const char *const specific[] = { "sm_80", "sm_90a", NULL };
+    k = fake(specific);
+    assert_int_equal(tkh_kernel_admit(&k, "sm_90"), TKH_OK);
+    assert_int_equal(tkh_kernel_admit(&k, "sm_80"), TKH_OK);
+    assert_int_equal(tkh_kernel_admit(&k, "sm_100"), TKH_ERR_NO_KERNEL_FOR_ARCH);
+    assert_int_equal(tkh_kernel_admit(&k, "sm_9"), TKH_ERR_NO_KERNEL_FOR_ARCH);
+    assert_int_equal(tkh_kernel_admit(&k, "sm_90a"), TKH_ERR_NO_KERNEL_FOR_ARCH);
+    assert_string_equal(tkh_last_error(), "kernel add_i32 (test) was built for [sm_80, sm_90a] but the device is "
+        "sm_90a: rebuild with GPU_TARGETS including it");
 }
 
 static void admission_needs_arguments(void **state)

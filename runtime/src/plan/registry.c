@@ -38,6 +38,9 @@ static int feature_conflicts(const char *feature, size_t len, const char *device
 static int target_admits(const char *target, const char *arch)
 {
     size_t proc_len = strcspn(target, ":");
+    /* NVIDIA's architecture-specific code (sm_90a: wgmma, TMA) runs on that chip alone */
+    if (strncmp(target, "sm_", 3) == 0 && proc_len > 3 && target[proc_len - 1] == 'a')
+        return strncmp(target, arch, proc_len - 1) == 0 && arch[proc_len - 1] == '\0';
     if (strncmp(target, arch, proc_len) != 0 || (arch[proc_len] != ':' && arch[proc_len] != '\0'))
         return 0;
     const char *f = target + proc_len;
