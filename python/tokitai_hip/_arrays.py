@@ -1,5 +1,6 @@
 """Arrays in and out: DLPack capsules consumed as the protocol asks, our type names for
-their dtypes, the array library's current stream, and outputs made by the inputs' library."""
+their dtypes, the array library's current stream, and arrays made by the inputs' library
+(outputs, and Python scalars given where an array goes)."""
 import ctypes
 
 from . import _native as n
@@ -8,21 +9,34 @@ HOST = {1, 3, 11}             # kDLCPU, kDLCUDAHost, kDLROCMHost
 CUDA, ROCM = 2, 10
 
 _api = ctypes.pythonapi
-_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_api.PyCapsule_SetName.restype = ctypes.c_int
-_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_get_pointer = _api.PyCapsule_GetPointer
+_get_pointer.restype, _get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
 
-# Our types, from the library's own table (tkh_scalar_types): name -> row, and the
-# DLPack (code, bits) of each; the array libraries spell them int8 ... bfloat16, bool.
-TYPES, BY_DLPACK, LIB_NAME = {}, {}, {}
+
+class Head(ctypes.Structure):
+    """The start of a DLTensor, its dtype read as one 32-bit key (code, bits, lanes): what
+    a call reads of each array to choose the kernel."""
+    _fields_ = [("data", ctypes.c_void_p), ("device", n.DLDevice), ("ndim", ctypes.c_int),
+                ("dtype", ctypes.c_uint32)]
+
+
+assert Head.dtype.offset == n.DLTensor.dtype.offset and Head.ndim.offset == n.DLTensor.ndim.offset
+
+
+def _key(code, bits):
+    return ctypes.c_uint32.from_buffer(n.DLDataType(code, bits, 1)).value
+
+
+# Our types, from the library's own table (tkh_scalar_types): name -> row, and the dtype
+# key of each; the array libraries spell them int8 ... bfloat16, bool.
+TYPES, BY_KEY, LIB_NAME = {}, {}, {}
 _count = ctypes.c_size_t()
 _rows = n.tkh_scalar_types(ctypes.byref(_count))
 for _i in range(_count.value):
     _r = _rows[_i]
     _name = _r.name.decode()
     TYPES[_name] = _r
-    BY_DLPACK[(_r.dlpack_code, _r.bits)] = _name
+    BY_KEY[_key(_r.dlpack_code, _r.bits)] = _name
     LIB_NAME[_name] = {0: f"int{_r.bits}", 1: f"uint{_r.bits}", 3: "bool"}.get(
         _r.family, "bfloat16" if _r.dlpack_code == 4 else f"float{_r.bits}")
 OURS = {v: k for k, v in LIB_NAME.items()}
@@ -43,8 +57,12 @@ def type_name(dtype):
     raise n.ERRORS[1](f"dtype {dtype!r} is no type of ours: expected one of {', '.join(TYPES)}")
 
 
-def dtype_text(dt):
-    return BY_DLPACK.get((dt.code, dt.bits)) if dt.lanes == 1 else None
+def key_text(key):
+    """Our name for a dtype key, or a description of what is no type of ours."""
+    if key in BY_KEY:
+        return BY_KEY[key]
+    dt = n.DLDataType.from_buffer(ctypes.c_uint32(key))
+    return f"DLPack code {dt.code}, {dt.bits} bits, {dt.lanes} lanes"
 
 
 def library(obj):
@@ -64,50 +82,33 @@ def current_stream(obj, device_type):
     return 0  # JAX and others: the default stream, which __dlpack__(stream=) orders them on
 
 
-class Borrowed:
-    """One array's DLTensor for the length of a call. release() gives the capsule's tensor
-    back through its deleter (the capsule renamed "used_dltensor", so it will not)."""
-    __slots__ = ("obj", "managed", "tensor", "keep")
+def borrow(obj, stream, keep):
+    """The address of obj's DLTensor, valid while 'keep' (a list) holds what owns it: the
+    capsule, not consumed, so that dropping it calls the producer's deleter (DLPack: a
+    capsule still named "dltensor" is freed by its destructor)."""
+    try:
+        capsule = obj.__dlpack__() if stream is None else obj.__dlpack__(stream=stream)
+    except AttributeError:
+        raise TypeError(f"expected an array with __dlpack__ (NumPy, torch, CuPy, JAX), got {type(obj).__name__}") from None
+    except BufferError:
+        if library(obj) != "numpy":
+            raise
+        return _numpy_view(obj, keep)  # NumPy < 2 exports no read-only array (a broadcast_to view)
+    keep.append(capsule)
+    return _get_pointer(capsule, b"dltensor")  # ctypes raises what it sets, if it fails
 
-    def __init__(self, obj, stream=None):
-        self.obj, self.managed, self.keep = obj, None, None
-        try:
-            capsule = obj.__dlpack__() if stream is None else obj.__dlpack__(stream=stream)
-        except AttributeError:
-            raise TypeError(f"expected an array with __dlpack__ (NumPy, torch, CuPy, JAX), got {type(obj).__name__}") from None
-        except BufferError:
-            if library(obj) != "numpy":
-                raise
-            self._numpy_view(obj)  # NumPy < 2 exports no read-only array (a broadcast_to view)
-            return
-        ptr = _api.PyCapsule_GetPointer(capsule, b"dltensor")
-        _api.PyCapsule_SetName(capsule, b"used_dltensor")  # ctypes raises what it sets, if it fails
-        self.managed = ctypes.cast(ptr, ctypes.POINTER(n.DLManagedTensor))
-        self.tensor = ctypes.pointer(self.managed.contents.dl_tensor)
 
-    def _numpy_view(self, a):
-        t = n.DLTensor()
-        t.data, t.device, t.ndim = a.ctypes.data or None, n.DLDevice(1, 0), a.ndim
-        name = OURS.get(a.dtype.name)
-        if name is None or any(s % a.itemsize for s in a.strides):
-            raise n.ERRORS[1](f"NumPy array of dtype {a.dtype} and strides {a.strides}: no type or layout of ours")
-        row = TYPES[name]
-        t.dtype = n.DLDataType(row.dlpack_code, row.bits, 1)
-        shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
-        strides = (ctypes.c_int64 * max(a.ndim, 1))(*(s // a.itemsize for s in a.strides))
-        t.shape, t.strides = shape, strides
-        self.keep = (shape, strides, t)
-        self.tensor = ctypes.pointer(t)
-
-    def release(self):
-        m, self.managed = self.managed, None
-        if m is not None and m.contents.deleter:
-            m.contents.deleter(m)
-
-    @property
-    def shape(self):
-        t = self.tensor.contents
-        return tuple(t.shape[i] for i in range(t.ndim))
+def _numpy_view(a, keep):
+    name = OURS.get(a.dtype.name)
+    if name is None or any(s % a.itemsize for s in a.strides):
+        raise n.ERRORS[1](f"NumPy array of dtype {a.dtype} and strides {a.strides}: no type or layout of ours")
+    row = TYPES[name]
+    shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+    strides = (ctypes.c_int64 * max(a.ndim, 1))(*(s // a.itemsize for s in a.strides))
+    t = n.DLTensor(a.ctypes.data or None, n.DLDevice(1, 0), a.ndim, n.DLDataType(row.dlpack_code, row.bits, 1),
+                   shape, strides, 0)
+    keep.append((a, shape, strides, t))
+    return ctypes.addressof(t)
 
 
 def device_of(obj):
@@ -117,29 +118,50 @@ def device_of(obj):
         raise TypeError(f"expected an array with __dlpack__ (NumPy, torch, CuPy, JAX), got {type(obj).__name__}") from None
 
 
-def empty(like, shape, type_, device):
-    """A new array of our type 'type_' and 'shape', made by the library of 'like' on its device.
-    JAX arrays are immutable: a fresh one (jax.numpy.zeros) is written before anyone sees it."""
-    lib, name = library(like), LIB_NAME[type_]
-    if lib == "torch":
-        import torch
-        return torch.empty(shape, dtype=getattr(torch, name), device=like.device)
-    if lib == "cupy":
-        import cupy
-        with cupy.cuda.Device(like.device.id):
-            return cupy.empty(shape, dtype=name)
-    if lib in ("jax", "jaxlib"):
-        import jax
-        import jax.numpy as jnp
-        return jax.device_put(jnp.zeros(shape, dtype=getattr(jnp, name)), next(iter(like.devices())))
-    if lib == "numpy" or device[0] in HOST:
-        import numpy
-        if name == "bfloat16":
-            try:
-                from ml_dtypes import bfloat16 as dt
-            except ImportError:
-                raise TypeError("NumPy has no bfloat16: pass out= (a torch tensor, an ml_dtypes array)") from None
-        else:
-            dt = numpy.dtype(name)
-        return numpy.empty(shape, dtype=dt)
-    raise TypeError(f"cannot make outputs for {type(like).__name__} arrays on the device: pass out=")
+def _numpy(shape, name, like, value):
+    import numpy
+    if name == "bfloat16":
+        try:
+            from ml_dtypes import bfloat16 as dt
+        except ImportError:
+            raise TypeError("NumPy has no bfloat16: pass out= (a torch tensor, an ml_dtypes array)") from None
+    else:
+        dt = numpy.dtype(name)
+    return numpy.empty(shape, dtype=dt) if value is None else numpy.array(value, dtype=dt)
+
+
+def _torch(shape, name, like, value):
+    import torch
+    dt = getattr(torch, name)
+    if value is None:
+        return torch.empty(shape, dtype=dt, device=like.device)
+    return torch.full(shape, value, dtype=dt, device=like.device)
+
+
+def _cupy(shape, name, like, value):
+    import cupy
+    with cupy.cuda.Device(like.device.id):
+        return cupy.empty(shape, dtype=name) if value is None else cupy.full(shape, value, dtype=name)
+
+
+def _jax(shape, name, like, value):
+    # JAX arrays are immutable: a fresh one, written before anyone sees it.
+    import jax
+    import jax.numpy as jnp
+    return jax.device_put(jnp.full(shape, 0 if value is None else value, dtype=getattr(jnp, name)),
+                          next(iter(like.devices())))
+
+
+# How each array library makes an array: make(shape, library dtype name, like, value):
+# uninitialized where value is None, else filled with it; on like's device.
+MAKERS = {"numpy": _numpy, "torch": _torch, "cupy": _cupy, "jax": _jax, "jaxlib": _jax}
+
+
+def make(like, shape, type_, device, value=None):
+    """A new array of our type 'type_' and 'shape', made by the library of 'like' on its
+    device: empty, or every element 'value' (a Python scalar that fits the type)."""
+    maker = MAKERS.get(library(like)) or (_numpy if device[0] in HOST else None)
+    if maker is None:
+        raise TypeError(f"cannot make arrays of {type(like).__name__} on the device: pass out= "
+                        "(and arrays, not Python scalars)")
+    return maker(shape, LIB_NAME[type_], like, value)

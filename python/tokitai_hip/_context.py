@@ -30,16 +30,18 @@ class Context:
     oracle: host arrays' policy, "full" (every output), "sampled:N[:SEED]", "projected[:SEED]"
     (matrix products) or "off". device_oracle: device arrays' policy ("off": enqueued and
     returned; "full" or "sampled:N": the call waits and checks them as host calls are).
+    reports: every call fills a report (last_report()); False: only calls with report=True,
+    which saves the library a few microseconds a call (its evidence lines).
     The library's context is made at the first call, so that making one, or importing
     tokitai_hip, needs no GPU; a call without one raises NoDevice. Use it per call (ctx=),
     for a block (`with th.Context(oracle="off"):`) or for the process (set_default_context).
     """
 
-    def __init__(self, device=None, oracle="full", device_oracle="off"):
-        self.device = device
+    def __init__(self, device=None, oracle="full", device_oracle="off", reports=True):
+        self._handle, self.device = None, device  # _handle first: close() runs even if a policy is refused
         self._policies = (policy(oracle), policy(device_oracle))
-        self.oracle, self.device_oracle = oracle, device_oracle
-        self._handle, self._lock, self._tokens = None, threading.Lock(), []
+        self.oracle, self.device_oracle, self.reports = oracle, device_oracle, bool(reports)
+        self._lock, self._tokens = threading.Lock(), []
 
     @property
     def handle(self):
@@ -77,7 +79,8 @@ class Context:
         _current.reset(self._tokens.pop())
 
     def __repr__(self):
-        return f"Context(device={self.device!r}, oracle={self.oracle!r}, device_oracle={self.device_oracle!r})"
+        return (f"Context(device={self.device!r}, oracle={self.oracle!r}, device_oracle={self.device_oracle!r}, "
+                f"reports={self.reports!r})")
 
 
 _current = contextvars.ContextVar("tokitai_hip_context", default=None)
@@ -107,20 +110,31 @@ def context_for(ctx, device):
     return ctx
 
 
-# The last report of each thread: filled by every call, turned into a dict only when asked.
-_tls = threading.local()
+class _Thread(threading.local):
+    """What a thread's calls reuse: its report, whether the last call filled it, and the
+    call's argument structures (the outputs' shapes, the tensor arguments and their arrays)."""
+
+    def __init__(self):
+        self.report, self.filled = n.Report(), False
+        self.report_ref = ctypes.byref(self.report)
+        self.shapes = (n.TensorShape * 4)()  # TKH_MAX_OUTPUTS
+        self.args = n.TensorArgs()
+        self.args_ref = ctypes.byref(self.args)
+        self.inputs, self.outputs = (ctypes.c_void_p * 8)(), (ctypes.c_void_p * 4)()  # TKH_MAX_INPUTS, _OUTPUTS
+        tensors = ctypes.POINTER(ctypes.POINTER(n.DLTensor))
+        self.args.inputs, self.args.outputs = ctypes.cast(self.inputs, tensors), ctypes.cast(self.outputs, tensors)
 
 
-def report_buffer():
-    r = getattr(_tls, "report", None)
-    if r is None:
-        r = _tls.report = n.Report()
-    _tls.filled = True
-    return r
+_tls = _Thread()
+
+
+def thread():
+    return _tls
 
 
 def last_report():
-    """The report of this thread's last call, as a dict (tkh_report_to_json), or None."""
-    if not getattr(_tls, "filled", False):
+    """The report of this thread's last call, as a dict (tkh_report_to_json), or None (no
+    call yet, or the last one made none: Context(reports=False))."""
+    if not _tls.filled:
         return None
     return n.to_json("tkh_report_to_json", _tls.report)

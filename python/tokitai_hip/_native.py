@@ -74,6 +74,10 @@ class TensorArgs(ctypes.Structure):  # tokitai_hip/tensor.h
                 ("stream", c_void_p)]
 
 
+class TensorShape(ctypes.Structure):  # tokitai_hip/tensor.h
+    _fields_ = [("ndim", c_int), ("shape", c_int64 * 16)]  # TKH_MAX_DIMS
+
+
 class ScalarType(ctypes.Structure):  # tokitai_hip/scalar_types.h
     _fields_ = [("name", c_char_p), ("family", c_int), ("dlpack_code", ctypes.c_uint8),
                 ("bits", ctypes.c_uint8), ("size", c_size_t), ("stored_as_bits", c_int),
@@ -149,10 +153,53 @@ tkh_context_set_oracle = _proto("tkh_context_set_oracle", c_int, c_void_p, _P(Or
 tkh_context_set_device_oracle = _proto("tkh_context_set_device_oracle", c_int, c_void_p, _P(OraclePolicy))
 tkh_device_query = _proto("tkh_device_query", c_int, c_int, _P(DeviceReport))
 tkh_tensor_call = _proto("tkh_tensor_call", c_int, c_void_p, _P(KernelInfo), _P(TensorArgs), _P(Report))
+tkh_tensor_output_shapes = _proto("tkh_tensor_output_shapes", c_int, _P(KernelInfo), _P(TensorArgs), _P(TensorShape))
 tkh_scalar_types = _proto("tkh_scalar_types", _P(ScalarType), _P(c_size_t))
 tkh_version_string = _proto("tkh_version_string", c_char_p)
 for _name, _struct in (("tkh_report_to_json", Report), ("tkh_device_report_to_json", DeviceReport)):
     _proto(_name, c_int, _P(_struct), c_char_p, c_size_t, _P(c_size_t))
+
+
+# The C structs this package mirrors, by their C names.
+MIRRORS = {"DLTensor": DLTensor, "DLManagedTensor": DLManagedTensor, "tkh_operand": Operand,
+           "tkh_kernel_info": KernelInfo, "tkh_registry": Registry, "tkh_tensor_args": TensorArgs,
+           "tkh_tensor_shape": TensorShape, "tkh_scalar_type": ScalarType, "tkh_oracle_policy": OraclePolicy,
+           "tkh_device_report": DeviceReport, "tkh_report": Report}
+
+
+def check_layout(mirrors, path):
+    """Each mirror's size, and the offset of each of its fields that the library lists,
+    against the library's own (tkh_abi_layout): a struct changed on one side only stops
+    the import, instead of corrupting memory at the first call. Returns what it compared."""
+    try:
+        layout = _proto("tkh_abi_layout", c_int, c_char_p, _P(c_size_t))
+    except AttributeError:
+        raise ImportError(f"tokitai_hip: the library {path} has no tkh_abi_layout: it is older than this "
+                          "package; install the two from one build") from None
+    value, compared = c_size_t(), []
+    for cname, mirror in mirrors.items():
+        if layout(cname.encode(), ctypes.byref(value)) != 0:
+            raise ImportError(f"tokitai_hip: the library {path} does not list struct {cname} "
+                              f"({tkh_last_error().decode()}): install the package and the library from one build")
+        if value.value != ctypes.sizeof(mirror):
+            raise ImportError(f"tokitai_hip: struct {cname} is {value.value} bytes in the library {path} but "
+                              f"{ctypes.sizeof(mirror)} in this package's ctypes mirror ({mirror.__name__}): "
+                              "install the package and the library from one build")
+        compared.append(cname)
+        for field in mirror._fields_:
+            name = f"{cname}.{field[0]}"
+            offset = getattr(mirror, field[0]).offset
+            if layout(name.encode(), ctypes.byref(value)) != 0:
+                continue  # a field the library does not list
+            if value.value != offset:
+                raise ImportError(f"tokitai_hip: field {name} is at byte {value.value} in the library {path} "
+                                  f"but at byte {offset} in this package's ctypes mirror ({mirror.__name__}): "
+                                  "install the package and the library from one build")
+            compared.append(name)
+    return compared
+
+
+LAYOUT_CHECKED = check_layout(MIRRORS, LIBRARY_PATH)
 
 
 def to_json(fn, struct):

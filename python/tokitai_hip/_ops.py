@@ -1,54 +1,16 @@
-"""Functions built from a registry: one per op, its parameters, kernel choice, output
-shapes and docstring taken from the kernels' own descriptions (tkh_kernel_info)."""
+"""Functions built from a registry: one per op, its parameters, kernel choice and docstring
+taken from the kernels' own descriptions (tkh_kernel_info), the outputs' shapes from the
+library's planner (tkh_tensor_output_shapes)."""
 import ctypes
-import inspect
 import keyword
+import operator
 import re
 
 from . import _arrays as a
 from . import _context as c
 from . import _native as n
 
-_P = inspect.Parameter
-_ARG = ctypes.POINTER(n.DLTensor)
-
-
-def _strs(p):
-    out, i = [], 0
-    while p and p[i]:
-        out.append(p[i].decode())
-        i += 1
-    return out
-
-
-def _broadcast(shapes, names):
-    """NumPy's broadcast shape, refused as the library words it."""
-    out = []
-    for i, (s, name) in enumerate(zip(shapes, names)):
-        out = [1] * (len(s) - len(out)) + out
-        for d in range(1, len(s) + 1):
-            if s[-d] != out[-d] and s[-d] != 1:
-                if out[-d] != 1:
-                    raise n.ERRORS[1](f"tensor input {i} ({name}) of shape {list(s)} does not broadcast with "
-                                      f"the inputs before it ({out} so far): dimension {len(s) - d} is "
-                                      f"{s[-d]}, expected {out[-d]} or 1")
-                out[-d] = s[-d]
-    return tuple(out)
-
-
-def _axes(axis, ndim, name):
-    axes = range(ndim) if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
-    if not axes and axis is not None:  # the C API reads no axes as every axis
-        raise n.ERRORS[1]("axis=() (reduce nothing) is not supported: pass axis=None for every axis")
-    norm = []
-    for x in axes:
-        if not -ndim <= x < ndim:
-            raise n.ERRORS[1](f"axis {x} is out of range for tensor {name} of {ndim} dimensions: "
-                              f"expected {-ndim} to {ndim - 1}")
-        norm.append(x % ndim)
-    if len(set(norm)) != len(norm):
-        raise n.ERRORS[1](f"axes {list(axes)} name one axis twice")
-    return norm
+_PY = {bool: "bool", int: "int", float: "float"}  # Python scalars that may stand for an array
 
 
 def _py(name):
@@ -84,23 +46,6 @@ class Op:
         self.needs_dtype = any(len(v) > 1 for v in types.values())  # cast: the output's type
         self.post = self.kind == 2 and k.out_count == 1  # a normalization's post step drops the axis
         self.cache = {}
-        self.signature = self._signature()
-
-    def _signature(self):
-        params, optional_seen = [], False
-        for name in self.order:
-            optional_seen |= name in self.optional
-            kind = _P.KEYWORD_ONLY if optional_seen else _P.POSITIONAL_OR_KEYWORD
-            params.append(_P(name, kind, default=None if name in self.optional else _P.empty))
-        kw = []
-        if self.needs_dtype:
-            params.append(_P("dtype", _P.KEYWORD_ONLY if optional_seen else _P.POSITIONAL_OR_KEYWORD, default=None))
-        if self.kind == 1:
-            kw += [_P("axis", _P.KEYWORD_ONLY, default=None), _P("keepdims", _P.KEYWORD_ONLY, default=False)]
-        elif self.kind == 2:
-            kw += [_P("axis", _P.KEYWORD_ONLY, default=-1)]
-        kw += [_P(p, _P.KEYWORD_ONLY, default=d) for p, d in (("out", None), ("ctx", None), ("report", False))]
-        return inspect.Signature(params + kw)
 
     def doc(self):
         ks = [kp.contents for kp in self.kernels]
@@ -136,111 +81,128 @@ class Op:
                   "named after the status (InvalidArgument, OracleMismatch, NoDevice, ...)."]
         return "\n".join(lines)
 
-    def kernel(self, in_types, dtype, out_types):
-        key = (in_types, dtype, out_types)
-        k = self.cache.get(key)
-        if k is not None:
-            return k
+    def _choose(self, keys, dtype, out_keys):
+        """The kernel for the inputs' dtype keys (None: an optional input left out; "int",
+        "float", "bool": a Python scalar, which takes the array operands' type), the output
+        type asked for and the outputs' keys."""
+        in_types = tuple(k if k is None or isinstance(k, str) else a.key_text(k) for k in keys)
+        out_types = None if out_keys is None else tuple(a.key_text(k) for k in out_keys)
+        weak = [i for i, k in enumerate(keys) if isinstance(k, str)]
         found = []
         for kp in self.kernels:
             kk = kp.contents
-            if all(t is None or t == kk.inputs[i].type.decode() for i, t in enumerate(in_types)) \
+            if all(i in weak or t is None or t == kk.inputs[i].type.decode() for i, t in enumerate(in_types)) \
                     and (dtype is None or kk.outputs[0].type.decode() == dtype) \
                     and (out_types is None or all(t == kk.outputs[i].type.decode() for i, t in enumerate(out_types))):
                 found.append(kp)
+        arrays = {t for i, t in enumerate(in_types) if t is not None and i not in weak}
+        if weak and len(arrays) == 1:  # NumPy 2's weak scalars: the arrays' type where a kernel takes it
+            same = [kp for kp in found if all(kp.contents.inputs[i].type.decode() in arrays for i in weak)]
+            found = same or found
+        if len({tuple(kp.contents.inputs[i].type for i in weak) for kp in found}) > 1:
+            raise TypeError(f"{self.name}: the Python scalars for {', '.join(self.in_names[i] for i in weak)} fit "
+                            f"several kernels ({', '.join(kp.contents.type.decode() for kp in found)}): pass arrays")
         if len({tuple(kp.contents.outputs[i].type for i in range(kp.contents.output_count)) for kp in found}) > 1:
             raise TypeError(f"{self.name}: several output types take those inputs; give dtype= "
                             f"({', '.join(kp.contents.type.decode() for kp in found)})")
         if not found:
-            have = ", ".join("NULL" if t is None else t for t in in_types + (out_types or ()) + ((dtype,) if dtype else ()))
+            have = [("NULL" if t is None else f"a Python {t}" if i in weak else t) for i, t in enumerate(in_types)]
+            have = ", ".join(have + list(out_types or ()) + ([dtype] if dtype else []))
             raise n.ERRORS[14](f"{self.name}: no kernel of catalog {self.catalog!r} takes dtypes {have}; "
                                f"its kernels: {', '.join(kp.contents.type.decode() for kp in self.kernels)}")
-        self.cache[key] = found[0]
         return found[0]
 
-    def out_shapes(self, k, shapes, axes, keepdims):
-        x = shapes[0]
-        if self.kind == 0:
-            given = [(s, nm) for s, nm in zip(shapes, self.in_names) if s is not None]
-            return _broadcast([s for s, _ in given], [nm for _, nm in given])
-        if self.kind in (1, 2):
-            if self.kind == 2 and not self.post:
-                return x
-            return tuple(1 if d in axes else s for d, s in enumerate(x) if keepdims or d not in axes)
-        sa, sb = list(shapes[0]), list(shapes[1])
-        if not sa or not sb:
-            raise n.ERRORS[1](f"{self.name}: a and b need at least one dimension, got {sa} and {sb}")
-        a1, b1 = len(sa) == 1, len(sb) == 1
-        sa = [1] + sa if a1 else sa
-        sb = (sb + [1] if not k.b_nk else [1] + sb) if b1 else sb
-        batch = _broadcast([sa[:-2], sb[:-2]], self.in_names[:2])
-        n_ = sb[-2] if k.b_nk else sb[-1]
-        return batch + (() if a1 else (sa[-2],)) + (() if b1 else (n_,))
+    def _axes(self, axis):
+        """The axes as int64s for the library, which checks them (None: every axis)."""
+        if self.kind == 2:
+            if not isinstance(axis, int):
+                raise TypeError(f"{self.name}: axis must be one int, got {axis!r}")
+            return (ctypes.c_int64 * 1)(axis)
+        if axis is None:
+            return None
+        axes = (operator.index(axis),) if not hasattr(axis, "__iter__") else tuple(map(operator.index, axis))
+        if not axes:  # the C API reads no axes as every axis
+            raise n.ERRORS[1]("axis=() (reduce nothing) is not supported: pass axis=None for every axis")
+        return (ctypes.c_int64 * len(axes))(*axes)
 
-    def __call__(self, args, kwargs):
-        b = self.signature.bind(*args, **kwargs)
-        v = b.arguments
-        arrays = [v.get(nm) for nm in self.in_names]
-        out, report = v.get("out"), v.get("report", False)
-        given = [x for x in arrays if x is not None]
-        dev = a.device_of(given[0])
+    def call(self, arrays, scalars, dtype, axis, keepdims, out, ctx, report):
+        """One call: what the generated function (_function) passes on, in the op's order."""
+        first = None
+        for x in arrays:
+            if x is not None and type(x) not in _PY:
+                first = x
+                break
+        if first is None:
+            raise TypeError(f"{self.name}: expected an array among {', '.join(self.in_names)}, got none "
+                            "(a Python scalar takes the type of the array operands)")
+        dev = a.device_of(first)
         host = dev[0] in a.HOST
-        stream = None if host else a.current_stream(given[0], dev[0])
+        stream = None if host else a.current_stream(first, dev[0])
         dl_stream = None if host else (stream or (1 if dev[0] == a.CUDA else 0))  # DLPack: 1 is CUDA's legacy default
-        borrowed = []
+        keep = []  # what owns each DLTensor until the call returns
         try:
-            ins = []
+            ins, keys, weak = [], [], False
             for x in arrays:
-                if x is None:
+                if x is None or type(x) in _PY:
                     ins.append(None)
-                    continue
-                bx = a.Borrowed(x, dl_stream)
-                borrowed.append(bx)
-                ins.append(bx)
-            in_types = tuple(None if bx is None else a.dtype_text(bx.tensor.contents.dtype) or "?" for bx in ins)
-            outs = None if out is None else (tuple(out) if isinstance(out, (tuple, list)) else (out,))
-            bouts = [a.Borrowed(o, dl_stream) for o in outs] if outs else []
-            borrowed += bouts
-            out_types = tuple(a.dtype_text(bo.tensor.contents.dtype) or "?" for bo in bouts) or None
-            k = self.kernel(in_types, a.type_name(v.get("dtype")), out_types).contents
-            axes, keepdims = None, bool(v.get("keepdims", False))
-            if self.kind in (1, 2):
-                axis = v.get("axis", -1 if self.kind == 2 else None)
-                if self.kind == 2 and not isinstance(axis, int):
-                    raise TypeError(f"{self.name}: axis must be one int, got {axis!r}")
-                axes = _axes(axis, len(ins[0].shape), self.in_names[0])
+                    keys.append(None if x is None else _PY[type(x)])
+                    weak |= x is not None
+                else:
+                    p = a.borrow(x, dl_stream, keep)
+                    ins.append(p)
+                    keys.append(a.Head.from_address(p).dtype)
+            outs = None if out is None else tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            out_ptrs = [a.borrow(o, dl_stream, keep) for o in outs] if outs else []
+            ckey = (tuple(keys), a.type_name(dtype), tuple([a.Head.from_address(p).dtype for p in out_ptrs]) or None)
+            kp = self.cache.get(ckey)
+            if kp is None:
+                kp = self.cache[ckey] = self._choose(*ckey)
+            k = kp.contents
+            for i, x in enumerate(arrays if weak else ()):
+                if keys[i] is not None and ins[i] is None:  # a Python scalar: a 0-d array of the kernel's type
+                    t = k.inputs[i].type.decode()
+                    self._weak(self.in_names[i], x, t)
+                    ins[i] = a.borrow(a.make(first, (), t, dev, x), dl_stream, keep)
+            axes = self._axes(axis) if self.kind in (1, 2) else None
+            tls = c._tls
             if outs is None:
-                shape = self.out_shapes(k, [None if bx is None else bx.shape for bx in ins], axes, keepdims)
-                outs = tuple(a.empty(given[0], shape, k.outputs[i].type.decode(), dev) for i in range(k.output_count))
-                bouts = [a.Borrowed(o, dl_stream) for o in outs]
-                borrowed += bouts
-            scalars = [self._scalar(k.scalars[i], v[nm]) for i, nm in enumerate(self.sc_names)]
-            targs = n.TensorArgs()
-            targs.inputs = (_ARG * max(len(ins), 1))(*[bx.tensor if bx else None for bx in ins])
-            targs.input_count = len(ins)
-            targs.outputs = (_ARG * max(len(bouts), 1))(*[bo.tensor for bo in bouts])
-            targs.output_count = len(bouts)
-            if scalars:
-                targs.scalars = (ctypes.c_void_p * len(scalars))(*[ctypes.addressof(s) for s in scalars])
-                targs.scalar_count = len(scalars)
-            if axes is not None and (self.kind == 2 or v.get("axis") is not None):
-                targs.axes = (ctypes.c_int64 * max(len(axes), 1))(*axes)
-                targs.axis_count = len(axes)
-            targs.keepdims, targs.stream = int(keepdims), stream or None
-            ctx = c.context_for(v.get("ctx"), None if host else dev[1])
-            handle = ctx.handle
-            rep = c.report_buffer()
-            status = n.tkh_tensor_call(handle, ctypes.pointer(k), ctypes.byref(targs), ctypes.byref(rep))
+                _fill(tls, ins, (), axes, keepdims)
+                n.check(n.tkh_tensor_output_shapes(kp, tls.args_ref, tls.shapes))
+                shapes = [tuple(s.shape[:s.ndim]) for s in tls.shapes[:k.output_count]]
+                outs = tuple(a.make(first, s, k.outputs[o].type.decode(), dev) for o, s in enumerate(shapes))
+                out_ptrs = [a.borrow(o, dl_stream, keep) for o in outs]
+            parsed = [self._scalar(k.scalars[i], v) for i, v in enumerate(scalars)] if scalars else ()
+            context = c.context_for(ctx, None if host else dev[1])
+            handle, fill_report = context.handle, report or context.reports
+            _fill(tls, ins, out_ptrs, axes, keepdims)  # after every piece of Python code that could call us
+            args = tls.args
+            args.scalars = (ctypes.c_void_p * len(parsed))(*map(ctypes.addressof, parsed)) if parsed else None
+            args.scalar_count, args.stream = len(parsed), stream or None
+            tls.filled = bool(fill_report)
+            status = n.tkh_tensor_call(handle, kp, tls.args_ref, tls.report_ref if fill_report else None)
             if status != 0:
-                raise n.error(status, rep.message.decode("utf-8", "replace") or None)
+                raise n.error(status)
         finally:
-            for bx in borrowed:
-                bx.release()
+            keep.clear()
         result = outs[0] if len(outs) == 1 else outs
         return (result, c.last_report()) if report else result
 
+    def _weak(self, name, value, type_):
+        """A Python scalar where an array of type_ goes: refused where NumPy 2 would promote
+        (a float for an integer array, a number for a bool one), else checked as a scalar."""
+        family = a.TYPES[type_].family
+        if (family == 3 and type(value) is not bool) or (family in (0, 1) and type(value) is float):
+            raise n.ERRORS[1](f"{self.name}: {name} = {value!r} is a Python {type(value).__name__} where an array of "
+                              f"{type_} goes: expected {'True or False' if family == 3 else 'an int'} "
+                              "(there is no type promotion)")
+        self._scalar_text(name, value, type_)
+
     def _scalar(self, operand, value):
-        row = a.TYPES[operand.type.decode()]
+        return self._scalar_text(operand.name.decode(), value, operand.type.decode())
+
+    def _scalar_text(self, name, value, type_):
+        """value (a Python number) as type_, by the library's own parser for it."""
+        row = a.TYPES[type_]
         if row.family == 3:
             text = "true" if value is True else "false" if value is False else str(value)
         elif row.family == 2:
@@ -249,10 +211,23 @@ class Op:
             text = str(int(value)) if float(value).is_integer() else str(value)
         buf = (ctypes.c_char * row.size)()
         status = row.parse(text.encode(), ctypes.addressof(buf))
+        if status and row.family in (0, 1):  # an unsigned type's parser refuses '-' as no value
+            raise n.ERRORS[1](f"{self.name}: {name} = {value!r} is out of range for {type_} ({row.min} to {row.max})")
         if status:
             why = "is out of range for" if status == 2 else "is not a value of"
-            raise n.ERRORS[1](f"{self.name}: scalar {operand.name.decode()} = {value!r} {why} {operand.type.decode()}")
+            raise n.ERRORS[1](f"{self.name}: {name} = {value!r} {why} {type_}")
         return buf
+
+
+def _fill(tls, ins, outs, axes, keepdims):
+    """The thread's tensor arguments: inputs and outputs (DLTensor addresses), axes, keepdims."""
+    args = tls.args
+    for i, p in enumerate(ins):
+        tls.inputs[i] = p
+    for i, p in enumerate(outs):
+        tls.outputs[i] = p
+    args.input_count, args.output_count = len(ins), len(outs)
+    args.axes, args.axis_count, args.keepdims = axes, len(axes) if axes is not None else 0, bool(keepdims)
 
 
 def functions(registry):
@@ -261,18 +236,36 @@ def functions(registry):
     r = registry.contents
     for i in range(r.count):
         by_op.setdefault(r.kernels[i].contents.op.decode(), []).append(r.kernels[i])
-    out = {}
-    for name, kernels in by_op.items():
-        out[name] = _function(Op(name, kernels))
-    return out
+    return {name: _function(Op(name, kernels)) for name, kernels in by_op.items()}
 
 
 def _function(op):
-    def fn(*args, **kwargs):
-        return op(args, kwargs)
+    """The op's function, with its real parameter list (so that Python itself binds the
+    arguments and words the TypeErrors): the operands in declared order, keyword-only from
+    the first optional one, then dtype, axis and keepdims where they apply, out, ctx, report."""
+    pos, kw, optional_seen = [], [], False
+    for name in op.order:
+        optional_seen |= name in op.optional
+        (kw if optional_seen else pos).append(f"{name}=None" if name in op.optional else name)
+    if op.needs_dtype:
+        (kw if optional_seen else pos).append("dtype=None")
+    kw += {1: ["axis=None", "keepdims=False"], 2: ["axis=-1"]}.get(op.kind, [])
+    kw += ["out=None", "ctx=None", "report=False"]
+    names = op.in_names + op.sc_names
+    bad = [x for x in names if not x.isidentifier() or x in ("dtype", "axis", "keepdims", "out", "ctx", "report")]
+    if bad:
+        raise ValueError(f"op {op.name!r} of catalog {op.catalog!r}: operand names {bad} cannot be Python parameters")
+    tup = lambda xs: "(" + "".join(f"{x}, " for x in xs) + ")"
+    fname = f"{op.name}_" if op.name.isidentifier() else "_tkh_op"
+    src = (f"def {fname}({', '.join(pos + ['*'] + kw)}):\n"
+           f"    return _tkh_call({tup(op.in_names)}, {tup(op.sc_names)}, {'dtype' if op.needs_dtype else 'None'}, "
+           f"{'axis' if op.kind in (1, 2) else 'None'}, {'keepdims' if op.kind == 1 else 'False'}, out, ctx, report)\n")
+    scope = {"_tkh_call": op.call}
+    exec(src, scope)
+    fn = scope[fname]
     fn.__name__ = fn.__qualname__ = op.name
     fn.__module__ = "tokitai_hip" if op.catalog == "core" else f"tokitai_hip.{op.catalog}"
-    fn.__signature__, fn.__doc__, fn.op = op.signature, op.doc(), op
+    fn.__doc__, fn.op = op.doc(), op
     return fn
 
 

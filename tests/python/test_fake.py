@@ -117,3 +117,70 @@ def test_device_arrays_are_enqueued_and_checked_on_request():
     assert sys.getrefcount(a) == before
     with pytest.raises(TypeError, match="pass out="):
         th.add(OnDevice(a), OnDevice(b))
+
+
+@pytest.fixture
+def on_device_maker(monkeypatch):
+    """OnDevice arrays made as the array libraries' are (th._arrays.MAKERS): NumPy arrays
+    posing as device memory; records what it made."""
+    made = []
+
+    def make(shape, name, like, value):
+        arr = OnDevice(np.empty(shape, name) if value is None else np.full(shape, value, name))
+        made.append(arr.a)
+        return arr
+
+    monkeypatch.setitem(th._arrays.MAKERS, OnDevice.__module__.partition(".")[0], make)
+    return made
+
+
+def test_python_scalars_are_arrays_of_the_operands_type():
+    x = f32(3, 4)
+    for got, want in ((th.add(x, 2.5), x + np.float32(2.5)), (th.add(3, x), np.float32(3) + x),
+                      (th.add(x, True), x + np.float32(1)), (th.add(x, 1e-46), x + np.float32(1e-46))):
+        assert got.dtype == np.float32 and got.shape == (3, 4)
+        np.testing.assert_array_equal(got, want)
+    zero_d = th.add(np.full((), 0.5, np.float32), 0.25)
+    assert zero_d.shape == () and zero_d == np.float32(0.75)
+    with pytest.raises(TypeError, match="expected an array with __dlpack__"):  # a str is no scalar of ours
+        th.add(x, "a")
+    with pytest.raises(TypeError, match=r"^sum: expected an array among in_, got none"):  # out= is no operand
+        th.sum(2, out=np.empty((), np.int32))
+
+
+def test_python_scalars_and_outputs_made_on_the_device(on_device_maker):
+    a, out = f32(4, 8), np.empty((4, 8), np.float32)
+    OnDevice.streams.clear()
+    with th.Context(device_oracle="full"):
+        th.add(OnDevice(a), -1.5, out=OnDevice(out))
+        y = th.add(OnDevice(a), OnDevice(a[0]))
+    np.testing.assert_array_equal(out, a - np.float32(1.5))
+    assert on_device_maker[0].shape == () and on_device_maker[0] == np.float32(-1.5)
+    assert isinstance(y, OnDevice) and y.a is on_device_maker[1]
+    np.testing.assert_array_equal(y.a, a + a[0])
+    assert OnDevice.streams == [0, 0, 0] * 2  # every array, the scalar's too, asked for the default stream
+
+
+def test_outputs_shapes_are_the_planners():
+    x = rng.integers(-9, 9, (2, 3, 4), dtype=np.int32)
+    assert th.sum(x, axis=(0, 2), keepdims=True).shape == (1, 3, 1)
+    assert th.sum(x, axis=-1).shape == (2, 3)
+    assert th.add(f32(5, 1, 3), f32(4, 1)).shape == (5, 4, 3)
+    with pytest.raises(th.InvalidArgument, match=r"^tkh_tensor_output_shapes: tensor input 1 \(rhs\) of shape "
+                                                 r"\[4\] does not broadcast with the inputs before it \(\[5, 3\] "
+                                                 r"so far\): dimension 0 is 4, expected 3 or 1$"):
+        th.add(f32(5, 3), f32(4))
+
+
+def test_reports_only_when_asked():
+    a, b = f32(8, 8), f32(8)
+    th.add(a, b)
+    assert th.last_report()["op"] == "add"
+    with th.Context(reports=False):
+        th.add(a, b)
+        assert th.last_report() is None  # not the call's before
+        y, report = th.add(a, b, report=True)
+        assert report["status"] == "TKH_OK" and th.last_report() == report
+        with pytest.raises(th.InvalidArgument, match="expected the inputs' broadcast shape"):
+            th.add(a, b, out=np.empty((8, 9), np.float32))
+        assert th.last_report() is None

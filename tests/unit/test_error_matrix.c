@@ -105,6 +105,16 @@ static tkh_status md_null_buf(void) { tkh_report r = { 0 }; return tkh_report_to
 static tkh_status selftest_null(void) { tkh_selftest_result r; size_t s = 1; return tkh_registry_selftest(&ctx, NULL, &s, 1, 0, &r); }
 static tkh_status selftest_no_sizes(void) { tkh_selftest_result r; return tkh_registry_selftest(&ctx, tkh_registry_core(), NULL, 0, 0, &r); }
 static tkh_status selftest_zero(void) { tkh_selftest_result r; size_t s = 0; return tkh_registry_selftest(&ctx, tkh_registry_core(), &s, 1, 0, &r); }
+static tkh_status shapes_with_outputs(void)
+{
+    int64_t dims[1] = { N };
+    DLTensor t = { lhs, { kDLCPU, 0 }, 1, { kDLInt, 32, 1 }, dims, NULL, 0 };
+    const DLTensor *in[2] = { &t, &t }, *outs[1] = { &t };
+    const tkh_tensor_args a = { in, 2, outs, 1, NULL, 0, NULL, 0, 0, NULL };
+    tkh_tensor_shape shapes[1];
+    return tkh_tensor_output_shapes(kernel("add", "i32"), &a, shapes);
+}
+static tkh_status abi_unknown(void) { size_t v; return tkh_abi_layout("tkh_report.nothing", &v); }
 
 typedef struct error_case {
     const char *function;
@@ -153,6 +163,8 @@ static const error_case cases[] = {
     { "tkh_registry_selftest", "NULL registry", selftest_null, 0 },
     { "tkh_registry_selftest", "no sizes", selftest_no_sizes, 0 },
     { "tkh_registry_selftest", "a size of 0", selftest_zero, 0 },
+    { "tkh_tensor_output_shapes", "outputs given", shapes_with_outputs, 0 },
+    { "tkh_abi_layout", "a name it does not list", abi_unknown, 0 },
 };
 
 /* The message with addresses and numbers that depend on the machine (pointers, SIZE_MAX)

@@ -68,6 +68,30 @@ typedef struct tkh_tensor_args {
 TKH_API tkh_status tkh_tensor_call(tkh_context *ctx, const tkh_kernel_info *kernel,
     const tkh_tensor_args *args, tkh_report *report);
 
+/* A tensor's shape: ndim sizes. */
+typedef struct tkh_tensor_shape {
+    int ndim;
+    int64_t shape[TKH_MAX_DIMS];
+} tkh_tensor_shape;
+
+/* The shape tkh_tensor_call requires of each of the kernel's outputs, given the inputs,
+ * axes and keepdims of 'args', into shapes[0 .. kernel->output_count): so that a caller
+ * that makes the outputs (the Python package) takes their shapes from the planner itself
+ * (broadcasting, reduced axes, a normalization's post step, numpy.matmul's rules) rather
+ * than a copy of its rules. args has no outputs (output_count 0; 'outputs' is not read);
+ * its scalars and stream are not read. No context: the inputs are checked as
+ * tkh_tensor_call checks them, but for where they lie (data, device, alignment,
+ * overlaps), which their shapes do not depend on.
+ * Fails with: TKH_ERR_NULL_POINTER (kernel, args, inputs, shapes, a required input or
+ * the axes), TKH_ERR_ARITY (input_count not the kernel's arity, or output_count not 0),
+ * and with tkh_tensor_call's messages, named tkh_tensor_output_shapes:
+ * TKH_ERR_INVALID_ARGUMENT (a dtype, rank, shape or axis that does not fit),
+ * TKH_ERR_EMPTY (a reduction without an identity, or a normalization's post step, over
+ * zero elements), TKH_ERR_SIZE_OVERFLOW; TKH_ERR_HOST_ALLOC. 'shapes' is untouched on
+ * failure. */
+TKH_API tkh_status tkh_tensor_output_shapes(const tkh_kernel_info *kernel, const tkh_tensor_args *args,
+    tkh_tensor_shape *shapes);
+
 /* The kernel of 'op' in 'registry' whose array operands' types are the dtypes of the
  * tensors in 'args' (inputs, then outputs), or NULL (also for NULL arguments and for
  * dtypes that are no type of ours). An optional input left out (NULL) matches any type;

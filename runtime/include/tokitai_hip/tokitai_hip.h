@@ -24,6 +24,14 @@ TKH_API unsigned tkh_version_number(void);
 /* "0.1.0" */
 TKH_API const char *tkh_version_string(void);
 
+/* The layout of this library's public structs, for bindings that copy them (the Python
+ * package checks its ctypes mirrors with it at import): the size of a struct by its C name
+ * ("tkh_report", "DLTensor", "tkh_kernel_info", "tkh_tensor_args", ...), or the offset of
+ * one of its fields ("tkh_report.evidence"), into *value. Only the fields after which a
+ * change would move the rest are listed (each struct's last one among them).
+ * Fails with: TKH_ERR_NULL_POINTER, TKH_ERR_NOT_FOUND (a name the table does not list). */
+TKH_API tkh_status tkh_abi_layout(const char *name, size_t *value);
+
 /* Which copy of the core catalog's CPU checks runs on this CPU: "x86-64-v4" or
  * "x86-64-v3" (the clones the loader picks, CMake option TOKITAI_HIP_HOST_CLONES), or
  * "baseline" (a build without clones, or a CPU below x86-64-v3). All copies compute the

@@ -1,5 +1,7 @@
 /* The tensor entry points: a kernel by its info, or by op name and the tensors' dtypes. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "paths/paths.h"
 
@@ -37,4 +39,23 @@ tkh_status tkh_tensor_op(tkh_context *ctx, const tkh_registry *registry, const c
     return tkhi_report_end(report, tkhi_fail(TKH_ERR_NOT_FOUND, "tkh_tensor_op: registry '%s' has no kernel of "
         "op '%s' taking %u input and %u output tensors of dtypes %s", registry->name, op, args->input_count,
         args->output_count, dtypes), start);
+}
+
+tkh_status tkh_tensor_output_shapes(const tkh_kernel_info *kernel, const tkh_tensor_args *args,
+    tkh_tensor_shape *shapes)
+{
+    static const char fn[] = "tkh_tensor_output_shapes";
+    tkhi_clear_error();
+    if (shapes == NULL)
+        return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: shapes is NULL", fn);
+    tkhi_call *c = malloc(sizeof *c);
+    if (c == NULL)
+        return tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: out of memory", fn);
+    const tkh_status st = tkhi_prepare(fn, NULL, kernel, args, 1, c);
+    for (unsigned o = 0; st == TKH_OK && o < kernel->output_count; ++o) {
+        shapes[o].ndim = c->out_ndim;
+        memcpy(shapes[o].shape, c->out_shape, sizeof c->out_shape);
+    }
+    free(c);
+    return st;
 }

@@ -127,7 +127,7 @@ tkh_status tkhi_tensor_run(const char *fn, tkh_context *ctx, const tkh_kernel_in
         tkhi_report_begin(report, ctx != NULL ? &ctx->device : NULL, kernel, 0);
         return tkhi_report_end(report, tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: out of memory", fn), start);
     }
-    tkh_status st = tkhi_prepare(fn, ctx, kernel, args, c);
+    tkh_status st = tkhi_prepare(fn, ctx, kernel, args, 0, c);
     const size_t outputs = st == TKH_OK ? (size_t)tkhi_plan_outputs(c, &c->plan) : 0;
     /* A compact call on the host runs the flat kernels; its verdict counts inputs. */
     const size_t n = st == TKH_OK && c->flat && !c->on_device && outputs > 0 ? tkhi_flat_count(c) : outputs;

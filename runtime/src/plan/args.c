@@ -45,6 +45,11 @@ tkh_status tkhi_check_call(const char *fn, const void *ctx, const tkh_kernel_inf
 {
     if (ctx == NULL)
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
+    return tkhi_check_kernel(fn, kernel, args);
+}
+
+tkh_status tkhi_check_kernel(const char *fn, const tkh_kernel_info *kernel, const void *args)
+{
     if (kernel == NULL)
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: kernel is NULL", fn);
     if (args == NULL)

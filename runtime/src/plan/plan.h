@@ -28,6 +28,9 @@ typedef struct tkhi_sizes {
 TKH_HIDDEN tkh_status tkhi_check_call(const char *fn, const void *ctx, const tkh_kernel_info *kernel,
     const void *args);
 
+/* The same without a context (tkh_tensor_output_shapes takes none). */
+TKH_HIDDEN tkh_status tkhi_check_kernel(const char *fn, const tkh_kernel_info *kernel, const void *args);
+
 /* The scalars of a call: the list, and each one, not NULL. Fails with: TKH_ERR_NULL_POINTER. */
 TKH_HIDDEN tkh_status tkhi_check_scalars(const char *fn, const tkh_kernel_info *k, const void *const *scalars);
 
@@ -75,7 +78,22 @@ typedef struct tkhi_call {
     unsigned fold_grid, fold_block;        /* reductions: the launch shape the sum bound
                                               assumes (an axis kernel's: 1 and its threads
                                               along one output's elements) */
+    int shapes_only;                       /* planned for the outputs' shapes alone
+                                              (tkh_tensor_output_shapes): no context, no outputs */
+    int out_ndim;                          /* the shape every output must have, recorded by */
+    int64_t out_shape[TKH_MAX_DIMS];       /* the shape's plan (tkhi_outputs_shape) */
 } tkhi_call;
+
+/* Records the shape the outputs must have (one for all of a call's outputs). Returns 1
+ * when the call plans only that (c->shapes_only): the shape's plan stops there, before
+ * it reads any output. */
+static inline int tkhi_outputs_shape(tkhi_call *c, int ndim, const int64_t *shape)
+{
+    c->out_ndim = ndim;
+    if (ndim > 0)
+        memcpy(c->out_shape, shape, sizeof(int64_t) * (size_t)ndim);
+    return c->shapes_only;
+}
 
 /* The call a flat call on the host is: n elements of each input, one dimension, folded (a
  * reduction: out_count outputs) or not (n outputs), everything compact: the flat kernel's
@@ -101,9 +119,12 @@ TKH_HIDDEN DLDeviceType tkhi_device_type(const tkh_context *ctx);
 
 /* The first steps of planning a tensor call: the signature, each tensor's own checks and
  * span, and its strides in elements (stride). The shape's plan comes next, then
- * tkhi_call_finish. Fails as tkh_tensor_call does before any device work. */
+ * tkhi_call_finish. Fails as tkh_tensor_call does before any device work. With
+ * 'shapes_only' (tkh_tensor_output_shapes): ctx is not read, args has no outputs
+ * (output_count 0), its scalars are not read, and of the inputs only their ranks, shapes
+ * and dtypes: what the outputs' shapes depend on. */
 TKH_HIDDEN tkh_status tkhi_call_begin(const char *fn, const tkh_context *ctx, const tkh_kernel_info *kernel,
-    const tkh_tensor_args *args, tkhi_call *c, int64_t (*stride)[TKH_MAX_DIMS]);
+    const tkh_tensor_args *args, int shapes_only, tkhi_call *c, int64_t (*stride)[TKH_MAX_DIMS]);
 
 /* The last: overlaps between the tensors, then the plan's index width, division constants
  * and split. Fails with: TKH_ERR_OVERLAP. */

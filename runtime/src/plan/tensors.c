@@ -54,6 +54,8 @@ static tkh_status check_tensor(const char *fn, const tkh_context *ctx, const tkh
     if (type == NULL || strcmp(type, operand->type) != 0)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has dtype %s: expected %s (%s)", fn, NAME,
             tkhi_dtype_name(t->dtype, buf, sizeof buf), operand->type, c->kernel->signature);
+    if (c->shapes_only) /* the rest is where the tensor lies, which its shape does not depend on */
+        return TKH_OK;
     const DLDeviceType dev = t->device.device_type;
     const int host = is_host(dev);
     if (!host && dev != tkhi_device_type(ctx) && dev != kDLCUDAManaged)
@@ -208,28 +210,33 @@ static void finish_plan(tkhi_call *c)
 }
 
 tkh_status tkhi_call_begin(const char *fn, const tkh_context *ctx, const tkh_kernel_info *kernel,
-    const tkh_tensor_args *args, tkhi_call *c, int64_t (*stride)[TKH_MAX_DIMS])
+    const tkh_tensor_args *args, int shapes_only, tkhi_call *c, int64_t (*stride)[TKH_MAX_DIMS])
 {
     memset(c, 0, sizeof *c);
     c->kernel = kernel;
     c->fn = fn;
-    tkh_status st = tkhi_check_call(fn, ctx, kernel, args);
+    c->shapes_only = shapes_only;
+    tkh_status st = shapes_only ? tkhi_check_kernel(fn, kernel, args) : tkhi_check_call(fn, ctx, kernel, args);
     if (st != TKH_OK)
         return st;
     if (kernel->launch_plan == NULL)
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: %s_%s was generated without a tensor kernel "
             "(a catalog of an older generator): regenerate it", fn, kernel->op, kernel->type);
-    if (args->input_count != kernel->arity || args->output_count != kernel->output_count
-        || args->scalar_count != kernel->scalar_count)
+    if (shapes_only && (args->input_count != kernel->arity || args->output_count != 0))
+        return tkhi_fail(TKH_ERR_ARITY, "%s: %s_%s (%s) takes %u input tensors and no outputs (it gives their "
+            "shapes), got %u and %u", fn, kernel->op, kernel->type, kernel->signature, kernel->arity,
+            args->input_count, args->output_count);
+    if (!shapes_only && (args->input_count != kernel->arity || args->output_count != kernel->output_count
+        || args->scalar_count != kernel->scalar_count))
         return tkhi_fail(TKH_ERR_ARITY,
             "%s: %s_%s (%s) takes %u input tensors, %u outputs and %u scalars, got %u, %u and %u", fn,
             kernel->op, kernel->type, kernel->signature, kernel->arity, kernel->output_count,
             kernel->scalar_count, args->input_count, args->output_count, args->scalar_count);
-    if (args->inputs == NULL || args->outputs == NULL)
+    if (args->inputs == NULL || (args->outputs == NULL && !shapes_only))
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: %s is NULL", fn, args->inputs == NULL ? "inputs" : "outputs");
-    if ((st = tkhi_check_scalars(fn, kernel, args->scalars)) != TKH_OK)
+    if (!shapes_only && (st = tkhi_check_scalars(fn, kernel, args->scalars)) != TKH_OK)
         return st;
-    c->arrays = kernel->arity + kernel->output_count;
+    c->arrays = kernel->arity + (shapes_only ? 0 : kernel->output_count);
     char name[80];
     for (unsigned a = 0; a < c->arrays; ++a) {
         c->tensor[a] = a < kernel->arity ? args->inputs[a] : args->outputs[a - kernel->arity];

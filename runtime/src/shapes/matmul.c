@@ -135,6 +135,17 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
         want[want_ndim++] = m;
     if (b->ndim > 1)
         want[want_ndim++] = n;
+    tkh_plan *p = &c->plan;
+    p->size[K_DIM] = kk;
+    p->size[N_DIM] = n;
+    p->size[M_DIM] = m;
+    for (unsigned x = 2; x < k->arity; ++x) {
+        const tkh_status st = place_extra(fn, c, x, stride[x], want, want_ndim, batch, a->ndim > 1, b->ndim > 1);
+        if (st != TKH_OK)
+            return st;
+    }
+    if (tkhi_outputs_shape(c, want_ndim, want))
+        return TKH_OK;
     const DLTensor *o = c->tensor[out];
     int same = o->ndim == want_ndim;
     for (int d = 0; d < want_ndim && same; ++d)
@@ -148,10 +159,6 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
     }
     c->ndim = want_ndim;
     memcpy(c->shape, want, sizeof(int64_t) * (size_t)want_ndim);
-    tkh_plan *p = &c->plan;
-    p->size[K_DIM] = kk;
-    p->size[N_DIM] = n;
-    p->size[M_DIM] = m;
     p->stride[0][K_DIM] = va.col_stride;
     p->stride[0][M_DIM] = va.row_stride;
     p->stride[1][K_DIM] = vb.row_stride;
@@ -165,11 +172,6 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
         p->count *= want[from_end];
         p->stride[0][pd] = da >= 0 && a->shape[da] != 1 ? stride[0][da] : 0;
         p->stride[1][pd] = db >= 0 && b->shape[db] != 1 ? stride[1][db] : 0;
-    }
-    for (unsigned x = 2; x < k->arity; ++x) {
-        const tkh_status st = place_extra(fn, c, x, stride[x], want, want_ndim, batch, a->ndim > 1, b->ndim > 1);
-        if (st != TKH_OK)
-            return st;
     }
     p->reduce_count = kk;
     p->reduced = 1;

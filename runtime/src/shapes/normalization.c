@@ -42,11 +42,21 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
             "along axis %" PRId64 " of tensor %s (shape %s)", fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim,
             t->shape), n, axis, k->inputs[0].name, tkhi_format_dims(s2, sizeof s2, x->ndim, x->shape));
     }
+    tkh_plan *p = &c->plan;
+    p->count = 1; /* rows */
     int64_t want[TKH_MAX_DIMS];
     int want_ndim = 0;
-    for (int d = 0; d < x->ndim; ++d)
+    for (int d = 0; d < x->ndim; ++d) {
+        p->count *= d != axis ? x->shape[d] : 1;
         if (map || d != axis || args->keepdims)
             want[want_ndim++] = map || d != axis ? x->shape[d] : 1;
+    }
+    if (n == 0 && !map && p->count > 0)
+        return tkhi_fail(TKH_ERR_EMPTY, "%s: %s_%s reduces rows of zero elements (axis %" PRId64 " of tensor %s, "
+            "shape %s, has size 0): expected at least one", fn, k->op, k->type, axis, k->inputs[0].name,
+            tkhi_format_dims(s1, sizeof s1, x->ndim, x->shape));
+    if (tkhi_outputs_shape(c, want_ndim, want))
+        return TKH_OK;
     const DLTensor *o = c->tensor[out];
     int same = o->ndim == want_ndim;
     for (int d = 0; d < want_ndim && same; ++d)
@@ -57,7 +67,6 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
             tkhi_format_dims(s1, sizeof s1, o->ndim, o->shape), tkhi_format_dims(s2, sizeof s2, want_ndim, want),
             map ? "the input's shape" : args->keepdims ? "the input's, the axis kept as 1" : "the input's, the axis removed");
     }
-    tkh_plan *p = &c->plan;
     p->size[0] = n;
     p->reduce_count = n;
     p->stride[0][0] = stride[0][axis];
@@ -65,13 +74,11 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
         p->stride[a][0] = c->absent[a] ? 0 : stride[a][0];
     p->stride[out][0] = map ? stride[out][axis] : 0;
     int nd = 1;
-    p->count = 1;
     for (int d = x->ndim - 1; d >= 0; --d) {
         if (d == axis)
             continue;
         const int out_axis = map || args->keepdims || d < axis ? d : d - 1;
         p->size[nd] = x->shape[d];
-        p->count *= x->shape[d];
         p->stride[0][nd] = stride[0][d];
         for (unsigned a = 1; a < k->arity; ++a)
             p->stride[a][nd] = 0;
@@ -80,10 +87,6 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
     }
     p->reduced = 1;
     p->ndim = tkhi_plan_merge(p, c->arrays, 1, nd);
-    if (n == 0 && !map && p->count > 0)
-        return tkhi_fail(TKH_ERR_EMPTY, "%s: %s_%s reduces rows of zero elements (axis %" PRId64 " of tensor %s, "
-            "shape %s, has size 0): expected at least one", fn, k->op, k->type, axis, k->inputs[0].name,
-            tkhi_format_dims(s1, sizeof s1, x->ndim, x->shape));
     p->mode = p->stride[0][0] == 1 || p->ndim == 1 ? TKH_PLAN_ROWS : TKH_PLAN_COLUMNS;
     c->flat = 0;
     return TKH_OK;

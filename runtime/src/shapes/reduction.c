@@ -41,11 +41,26 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
             return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: axis %" PRId64 " is given twice", fn, args->axes[j]);
         c->reduced_axis[axis] = 1;
     }
+    tkh_plan *p = &c->plan;
+    p->count = p->reduce_count = 1;
     int64_t want[TKH_MAX_DIMS];
     int want_ndim = 0;
-    for (int d = 0; d < x->ndim; ++d)
+    for (int d = 0; d < x->ndim; ++d) {
+        *(c->reduced_axis[d] ? &p->reduce_count : &p->count) *= x->shape[d];
         if (!c->reduced_axis[d] || args->keepdims)
             want[want_ndim++] = c->reduced_axis[d] ? 1 : x->shape[d];
+    }
+    if (p->reduce_count == 0 && p->count > 0 && !k->has_identity) {
+        int d = 0;
+        while (!c->reduced_axis[d] || x->shape[d] != 0)
+            ++d;
+        return tkhi_fail(TKH_ERR_EMPTY, "%s: %s_%s reduces over zero elements (axis %d of tensor %s, "
+            "shape %s, has size 0) and has no identity to give: expected at least one element (as NumPy "
+            "and torch refuse it)", fn, k->op, k->type, d, k->inputs[0].name,
+            tkhi_format_dims(s1, sizeof s1, x->ndim, x->shape));
+    }
+    if (tkhi_outputs_shape(c, want_ndim, want))
+        return TKH_OK;
     for (unsigned o = 0; o < k->output_count; ++o) {
         const DLTensor *t = c->tensor[1 + o];
         int same = t->ndim == want_ndim;
@@ -59,8 +74,6 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
                 x->ndim, x->shape), args->keepdims ? " with keepdims" : "");
         }
     }
-    tkh_plan *p = &c->plan;
-    p->count = p->reduce_count = 1;
     int n = 0;
     for (int pass = 0; pass < 2; ++pass) { /* reduced dimensions, then kept ones */
         int out_axis = want_ndim;
@@ -71,7 +84,6 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
             if (reduced != (pass == 0))
                 continue;
             p->size[n] = x->shape[axis];
-            *(reduced ? &p->reduce_count : &p->count) *= x->shape[axis];
             p->stride[0][n] = stride[0][axis];
             for (unsigned o = 0; o < k->output_count; ++o)
                 p->stride[1 + o][n] = reduced ? 0 : stride[1 + o][out_axis];
@@ -86,14 +98,6 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
     int kept_end = tkhi_plan_merge(p, c->arrays, kept_from, n);
     p->ndim = kept_end;
     if (p->reduce_count == 0 && p->count > 0) {
-        int d = 0;
-        while (!c->reduced_axis[d] || x->shape[d] != 0)
-            ++d;
-        if (!k->has_identity)
-            return tkhi_fail(TKH_ERR_EMPTY, "%s: %s_%s reduces over zero elements (axis %d of tensor %s, "
-                "shape %s, has size 0) and has no identity to give: expected at least one element (as NumPy "
-                "and torch refuse it)", fn, k->op, k->type, d, k->inputs[0].name,
-                tkhi_format_dims(s1, sizeof s1, x->ndim, x->shape));
         /* Each output is the identity's post step: the kernel over one reduced dimension of
          * size 0, which it folds nothing of. */
         const int kept = p->ndim - p->reduced;

@@ -28,10 +28,10 @@ tkh_status tkhi_shape_known(const char *fn, const tkh_kernel_info *k)
 }
 
 tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel_info *kernel,
-    const tkh_tensor_args *args, tkhi_call *c)
+    const tkh_tensor_args *args, int shapes_only, tkhi_call *c)
 {
     int64_t stride[TKH_MAX_ARRAYS][TKH_MAX_DIMS];
-    tkh_status st = tkhi_call_begin(fn, ctx, kernel, args, c, stride);
+    tkh_status st = tkhi_call_begin(fn, ctx, kernel, args, shapes_only, c, stride);
     if (st == TKH_OK)
         st = tkhi_shape_known(fn, kernel);
     if (st == TKH_OK) {
@@ -40,7 +40,7 @@ tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel
         c->drops = shape->folds && shape->drops(kernel);
         st = shape->plan(fn, c, args, stride);
     }
-    return st == TKH_OK ? tkhi_call_finish(fn, c, stride) : st;
+    return st == TKH_OK && !shapes_only ? tkhi_call_finish(fn, c, stride) : st;
 }
 
 tkh_status tkhi_check_begin(tkhi_oracle *o, const tkhi_call *c, unsigned char *const *base,

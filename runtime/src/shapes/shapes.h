@@ -28,7 +28,9 @@ typedef struct tkhi_shape {
     /* Plans a tensor call, between tkhi_call_begin and tkhi_call_finish: the index space
      * (c->ndim, c->shape, c->reduced_axis), the outputs' shapes against it, the plan's
      * sizes and strides (from each tensor's 'stride'), and c->flat. Fails with the
-     * shape's own messages (TKH_ERR_INVALID_ARGUMENT, TKH_ERR_EMPTY, TKH_ERR_NULL_POINTER). */
+     * shape's own messages (TKH_ERR_INVALID_ARGUMENT, TKH_ERR_EMPTY, TKH_ERR_NULL_POINTER).
+     * Every check of the inputs comes before tkhi_outputs_shape, which records the outputs'
+     * shape and ends a plan for it alone (tkh_tensor_output_shapes). */
     tkh_status (*plan)(const char *fn, tkhi_call *c, const tkh_tensor_args *args, int64_t (*stride)[TKH_MAX_DIMS]);
     /* The launch of the plan kernel over plan p (the call's, or a piece of it) whose input 0
      * lies at 'input': grid and block, and for reductions p's split and the launch shape the
@@ -124,9 +126,10 @@ TKH_HIDDEN const tkhi_shape *tkhi_shape_of(const tkh_kernel_info *k);
 TKH_HIDDEN tkh_status tkhi_shape_known(const char *fn, const tkh_kernel_info *k);
 
 /* Checks the tensors against the kernel's signature and works out the plan.
- * Fails as tkh_tensor_call does before any device work. */
+ * Fails as tkh_tensor_call does before any device work. With 'shapes_only', only as far
+ * as the outputs' shapes (c->out_ndim, c->out_shape; tkhi_call_begin says what is read). */
 TKH_HIDDEN tkh_status tkhi_prepare(const char *fn, const tkh_context *ctx, const tkh_kernel_info *kernel,
-    const tkh_tensor_args *args, tkhi_call *c);
+    const tkh_tensor_args *args, int shapes_only, tkhi_call *c);
 
 /* After tkhi_oracle_begin: what o's policy needs from the inputs at 'base' before any
  * check (the projected check's state). Fails with: TKH_ERR_HOST_ALLOC (raised here). */
