@@ -1,6 +1,8 @@
 /* The matrix instructions the matrix-product kernels use (templates/matmul.hip.tpl), each
  * behind a small function so that the template holds no platform's fragment layout.
  *
+ * AMD (gfx90a, CDNA2, waves of 64 lanes): MFMA instructions of 16 x 16 outputs, below.
+ *
  * NVIDIA (sm_80 and later), PTX ISA "Warp-level matrix instructions": mma.sync m16n8k16
  * with f32 accumulators over f16 or bf16, m16n8k32 over s8 with s32 accumulators (which
  * wrap: no .satfinite), m16n8k8 (sm_90) or m8n8k4 over f64; ldmatrix (x4: four 8 x 8 matrices of 16-bit
@@ -104,6 +106,235 @@ template <bool bf16> static __device__ __forceinline__ void tkh_mma_16816(float 
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
+#endif
+
+#if !defined(TKH_PLATFORM_NVIDIA)
+/* AMD: the MFMA kernels' tiles and the lanes' places in them, as plain functions of host and
+ * device code, so that tests/unit/test_mfma_layout.cc runs the kernel's index maps on the
+ * CPU against the instructions' documented semantics. A block of 256 threads, 4 waves of 64
+ * (2 x 2), takes 128 x 128 outputs, a wave 64 x 64 of them as 4 x 4 instructions of 16 x 16.
+ * A stage holds 64 bytes along k of a's 128 rows (m) and of b's 128 rows (n), for elements
+ * of S bytes (i8 1, f16 and bf16 2, f32 4, f64 8). */
+#include "tokitai_hip/codegen/scalar.h" /* TKH_HD, TKH_BITCOPY */
+
+template <int S> struct tkh_mfma_tile {
+    enum {
+        rows = 128, /* a block's outputs along m, and along n */
+        chunk = 16 / S, /* elements of a 16-byte chunk */
+        kt = 64 / S, /* k of a stage */
+        kpl = S <= 2 ? 4 : 1, /* successive k a lane gives an instruction: 16 x 16 x 16 or x 4 */
+        steps = kt / (4 * kpl), /* instructions along k in a stage */
+        pitch = 72 / S, /* elements of a row in LDS: 64 bytes along k, then 8 of padding */
+        tile = rows * pitch /* elements of an operand's stage in LDS */
+    };
+};
+
+/* 16 bytes of elements, as one load moves them. */
+template <typename E> struct alignas(16) tkh_mfma_chunk {
+    E e[16 / sizeof(E)];
+};
+
+/* Chunk c (0 to 511: thread tid has tid and tid + 256) of an operand's stage: the row (m of
+ * a, n of b) and the k of its first element within the block's tile. A K-major operand's
+ * chunks run along k, 4 to a row; an MN-major one's along the rows, 128 / chunk to a k. */
+template <int S> TKH_HD static inline void tkh_mfma_chunk_at(unsigned c, bool kmajor, unsigned *row, unsigned *k)
+{
+    typedef tkh_mfma_tile<S> T;
+    const unsigned across = kmajor ? T::kt / T::chunk : T::rows / T::chunk;
+    *row = kmajor ? c / across : c % across * T::chunk;
+    *k = kmajor ? c % across * T::chunk : c / across;
+}
+
+/* Element (row, k) of an operand's stage in LDS: rows along k, 72 bytes apart, so that the
+ * 16 rows an instruction's lanes read at once start in 16 different pairs of banks. */
+template <int S> TKH_HD static inline unsigned tkh_mfma_lds(unsigned row, unsigned k)
+{
+    return row * tkh_mfma_tile<S>::pitch + k;
+}
+
+/* Stores a chunk of 16 bytes whose first element is (row, k) into an operand's stage: a
+ * K-major one as two 8-byte halves (a row's 16-byte chunks are 8-byte aligned), an
+ * MN-major one element by element, transposed. */
+template <int S, typename E> TKH_HD static inline void tkh_mfma_keep(E *tile, bool kmajor, unsigned row, unsigned k,
+    const E *chunk)
+{
+    if (kmajor) {
+        unsigned char *at = (unsigned char *)__builtin_assume_aligned(tile + tkh_mfma_lds<S>(row, k), 8);
+        TKH_BITCOPY(at, chunk, 8);
+        TKH_BITCOPY(__builtin_assume_aligned(at + 8, 8), (const unsigned char *)chunk + 8, 8);
+    } else
+        for (unsigned x = 0; x < tkh_mfma_tile<S>::chunk; ++x)
+            tile[tkh_mfma_lds<S>(row + x, k)] = chunk[x];
+}
+
+/* The first row (m) and column (n) in the block's tile of instruction tile (i, j) of thread
+ * tid's wave: waves 0 and 1 take rows 0 to 63, 2 and 3 rows 64 to 127; even waves columns 0
+ * to 63, odd ones 64 to 127. */
+TKH_HD static inline unsigned tkh_mfma_tile_row(unsigned tid, unsigned i)
+{
+    return tid / 128 * 64 + 16 * i;
+}
+
+TKH_HD static inline unsigned tkh_mfma_tile_col(unsigned tid, unsigned j)
+{
+    return tid / 64 % 2 * 64 + 16 * j;
+}
+
+/* The operands of instruction 'step' of a stage (AMD's matrix instruction calculator, CDNA2):
+ * lane l gives row l % 16 of the instruction's 16 (A[i][k] with i = l % 16, B[k][j] with
+ * j = l % 16), and kpl successive k from kpl (l / 16), low element first: 16 x 16 x 16 (f16,
+ * bf16_1k, i8) A[i][4 (l / 16) + x] as its element x; 16 x 16 x 4 (f32, f64) A[i][l / 16]. */
+TKH_HD static inline unsigned tkh_mfma_frag_row(unsigned lane)
+{
+    return lane % 16;
+}
+
+template <int S> TKH_HD static inline unsigned tkh_mfma_frag_k(unsigned lane, unsigned step)
+{
+    return (4 * step + lane / 16) * tkh_mfma_tile<S>::kpl;
+}
+
+/* A lane's operand of one instruction: the kpl elements from (row, k) of an operand's stage,
+ * as the F (their bits, or the value) the instruction takes. */
+template <int S, typename F, typename E> TKH_HD static inline F tkh_mfma_frag(const E *tile, unsigned row, unsigned k)
+{
+    F f;
+    TKH_BITCOPY(&f, __builtin_assume_aligned(tile + tkh_mfma_lds<S>(row, k), sizeof f), sizeof f);
+    return f;
+}
+
+/* The accumulators: element e (of 4) of lane l holds D[r][l % 16], r = 4 (l / 16) + e for
+ * f32 and i32 accumulators, r = 4 e + l / 16 for f64 ones (S 8: v_mfma_f64_16x16x4f64). */
+template <int S> TKH_HD static inline unsigned tkh_mfma_acc_row(unsigned lane, unsigned e)
+{
+    return S == 8 ? 4 * e + lane / 16 : 4 * (lane / 16) + e;
+}
+
+TKH_HD static inline unsigned tkh_mfma_acc_col(unsigned lane)
+{
+    return lane % 16;
+}
+
+#if defined(__HIPCC__)
+#include "tokitai_hip/codegen/hip_platform.h"
+
+/* Whether the current device runs the MFMA kernels: a gfx90a (any features), whose code
+ * object has their bodies (other targets' code objects have them empty). The arch is asked
+ * once per device and kept, so that a call costs one hipGetDevice. */
+static inline bool tkh_mfma_device(void)
+{
+    static int known[64]; /* 0 not asked yet, 1 gfx90a, 2 another */
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess || device < 0 || device >= 64)
+        return false;
+    int v = __atomic_load_n(&known[device], __ATOMIC_RELAXED);
+    if (v == 0) {
+        hipDeviceProp_t p;
+        v = hipGetDeviceProperties(&p, device) == hipSuccess && strncmp(p.gcnArchName, "gfx90a", 6) == 0
+                && (p.gcnArchName[6] == '\0' || p.gcnArchName[6] == ':')
+            ? 1 : 2;
+        __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
+    }
+    return v == 1;
+}
+#endif
+
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__gfx90a__)
+#define TKH_HAS_MFMA 1
+
+typedef float tkh_f32x4 __attribute__((ext_vector_type(4)));
+typedef int tkh_i32x4 __attribute__((ext_vector_type(4)));
+typedef double tkh_f64x4 __attribute__((ext_vector_type(4)));
+typedef _Float16 tkh_f16x4 __attribute__((ext_vector_type(4)));
+typedef short tkh_i16x4 __attribute__((ext_vector_type(4)));
+typedef unsigned short tkh_u16x2 __attribute__((ext_vector_type(2)));
+
+/* d += A B, 16 x 16 x 16, f16 operands (a lane's 4 k in the bits of a and of b, low first),
+ * f32 accumulators. Subnormal inputs and outputs are flushed to zero (MI200), which the
+ * kernel avoids by tkh_mfma_f16_tiny and tkh_mfma_f16_wide. */
+static __device__ __forceinline__ void tkh_mfma_f16(tkh_f32x4 &d, uint64_t a, uint64_t b)
+{
+    tkh_f16x4 x, y;
+    TKH_BITCOPY(&x, &a, sizeof x);
+    TKH_BITCOPY(&y, &b, sizeof y);
+    d = __builtin_amdgcn_mfma_f32_16x16x16f16(x, y, d, 0, 0, 0);
+}
+
+/* The same in bf16 (the _1k instruction of gfx90a), with the same flush. */
+static __device__ __forceinline__ void tkh_mfma_bf16(tkh_f32x4 &d, uint64_t a, uint64_t b)
+{
+    tkh_i16x4 x, y;
+    TKH_BITCOPY(&x, &a, sizeof x);
+    TKH_BITCOPY(&y, &b, sizeof y);
+    d = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(x, y, d, 0, 0, 0);
+}
+
+/* d += A B, 16 x 16 x 16, i8 operands (a lane's 4 k in the bytes of a and of b, low first),
+ * i32 accumulators wrapping modulo 2^32 (no clamp). */
+static __device__ __forceinline__ void tkh_mfma_i8(tkh_i32x4 &d, uint32_t a, uint32_t b)
+{
+    d = __builtin_amdgcn_mfma_i32_16x16x16i8((int)a, (int)b, d, 0, 0, 0);
+}
+
+/* d += A B, 16 x 16 x 4 in f32 (full f32 products; subnormals kept). */
+static __device__ __forceinline__ void tkh_mfma_f32(tkh_f32x4 &d, float a, float b)
+{
+    d = __builtin_amdgcn_mfma_f32_16x16x4f32(a, b, d, 0, 0, 0);
+}
+
+/* d += A B, 16 x 16 x 4 in f64. */
+static __device__ __forceinline__ void tkh_mfma_f64(tkh_f64x4 &d, double a, double b)
+{
+    d = __builtin_amdgcn_mfma_f64_16x16x4f64(a, b, d, 0, 0, 0);
+}
+
+/* The least of (magnitude bits - 1), wrapping (a zero gives 0xFFFF), of m and of the 4 f16 or
+ * bf16 of a lane's operand a: a packed subtraction and minimum a word. */
+static __device__ __forceinline__ tkh_u16x2 tkh_mfma_least(tkh_u16x2 m, uint64_t a)
+{
+    for (int h = 0; h < 2; ++h) {
+        const uint32_t w = (uint32_t)(a >> 32 * h);
+        tkh_u16x2 v;
+        TKH_BITCOPY(&v, &w, sizeof v);
+        m = __builtin_elementwise_min(m, (tkh_u16x2)(v & (unsigned short)0x7FFF) - (unsigned short)1);
+    }
+    return m;
+}
+
+/* Whether values whose least is 'least' hold one the f16 instruction would flush: a
+ * subnormal (magnitude bits 1 to 0x3FF). Every f16 is a multiple of 2^-24, so without them
+ * the f32 sums of products are zero or at least 2^-48, never subnormal: no flush changes
+ * anything. */
+static __device__ __forceinline__ bool tkh_mfma_f16_tiny(tkh_u16x2 least)
+{
+    return least.x < 0x3FFu || least.y < 0x3FFu;
+}
+
+/* The same for bf16: a nonzero one below 2^-56 (magnitude bits 1 to 71 * 128 - 1). Without
+ * those every product is a multiple of 2^-126, and so is every f32 sum of them: zero or
+ * normal, never flushed. */
+static __device__ __forceinline__ bool tkh_mfma_bf16_tiny(tkh_u16x2 least)
+{
+    return least.x < 0x237Fu || least.y < 0x237Fu;
+}
+
+/* The sums of tkh_mfma_f16 without its flush, for a wave that met a tiny value: four f32
+ * instructions, the t-th taking each lane's element t of a and of b (k 4 (l / 16) + t), widened
+ * exactly. Its sums may be subnormal, so the wave keeps this path for the rest of its tile. */
+static __device__ __forceinline__ void tkh_mfma_f16_wide(tkh_f32x4 &d, uint64_t a, uint64_t b)
+{
+    for (int t = 0; t < 4; ++t)
+        d = __builtin_amdgcn_mfma_f32_16x16x4f32(tkh_f16_to_f32((uint16_t)(a >> 16 * t)),
+            tkh_f16_to_f32((uint16_t)(b >> 16 * t)), d, 0, 0, 0);
+}
+
+static __device__ __forceinline__ void tkh_mfma_bf16_wide(tkh_f32x4 &d, uint64_t a, uint64_t b)
+{
+    for (int t = 0; t < 4; ++t)
+        d = __builtin_amdgcn_mfma_f32_16x16x4f32(tkh_bf16_to_f32((uint16_t)(a >> 16 * t)),
+            tkh_bf16_to_f32((uint16_t)(b >> 16 * t)), d, 0, 0, 0);
+}
+#endif
 #endif
 
 #endif
