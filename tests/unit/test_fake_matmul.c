@@ -573,7 +573,7 @@ static void test_projected_check(void **state)
     tkh_context_destroy(ctx);
 }
 
-/* The projection kernels (templates/matmul.hip.tpl) as the fake device runs them, for the
+/* The projection kernels (templates/matmul_projection.hip.tpl) as the fake device runs them, for the
  * f32 and i32 products without extra inputs: each row of b's block sums, then each row
  * and block of the output against them, into the result. 'lost' blocks go uncounted, as
  * kernels that did not cover the call would leave them. */

@@ -148,4 +148,46 @@ function M.kernels(def, op, fail, filter)
   return kernels
 end
 
+-- A product's kernel source: these templates one after another, each over the same values.
+M.kernel_templates = { "matmul.hip.tpl", "matmul_mma.hip.tpl", "matmul_projection.hip.tpl", "matmul_mfma.hip.tpl",
+  "matmul_launch.hip.tpl" }
+
+-- The names those templates share (templates/matmul*.hip.tpl): the element and output
+-- types, the accumulator as the kernel holds it (integers in their unsigned type, which
+-- wraps), a and b, the kernels' parameters, the launcher's arguments, the names passed on,
+-- the output's array index, and the matrix instructions of this type, if any: mma
+-- (NVIDIA sm_80 and later: 16-bit floats and i8 on warp tiles of mma.sync in chunks of 8 or
+-- 16 elements, f64 on m16n8k8 tiles) and mfma (AMD gfx90a: f16, bf16 and i8 on 16 x 16 x 16
+-- instructions, f32 and f64 on 16 x 16 x 4 ones; e: the element as the kernel moves it, f:
+-- a lane's operand of one instruction, acc: its accumulators, op: the instruction's
+-- function in tokitai_hip/codegen/matrix_core.h, with _tiny and _wide for 16-bit floats).
+function M.template_locals(k)
+  local L = { S = k.type.c, O = k.out_type, float = k.type.domain == "float", a = k.inputs[1], b = k.inputs[2] }
+  L.R = L.float and k.acc.compute or k.acc.unsigned
+  local params, args, names = {}, {}, {}
+  for i, x in ipairs(k.inputs) do
+    params[#params + 1] = "const " .. x.type.c .. " *__restrict__ p_" .. x.name
+    args[#args + 1] = "(const " .. x.type.c .. " *)inputs[" .. (i - 1) .. "]"
+    names[#names + 1] = "p_" .. x.name
+  end
+  params[#params + 1] = L.O.c .. " *__restrict__ p_out"
+  args[#args + 1] = "(" .. L.O.c .. " *)outputs[0]"
+  names[#names + 1] = "p_out"
+  for _, s in ipairs(k.scalars) do
+    params[#params + 1] = s.type.c .. " p_" .. s.name
+    args[#args + 1] = "*(const " .. s.type.c .. " *)scalars[" .. s.index .. "]"
+    names[#names + 1] = "p_" .. s.name
+  end
+  L.params, L.args, L.pass, L.out_index = params, args, table.concat(names, ", "), #k.inputs
+  local t, acc, half = k.type.name, k.acc.name, L.float and k.type.bits == 16
+  L.mma = (half and acc == "f32" and { epc = 8, e = "uint16_t", bm = 128, bn = 256 })
+    or (t == "i8" and acc == "i32" and { epc = 16, e = "int8_t", bm = 128, bn = 256 })
+    or (t == "f64" and acc == "f64" and { epc = 2, e = "double", bm = 128, bn = 128 })
+  L.mfma = (half and acc == "f32" and { e = "uint16_t", f = "uint64_t", acc = "tkh_f32x4", op = "tkh_mfma_" .. t, wide = true })
+    or (t == "i8" and acc == "i32" and { e = "int8_t", f = "uint32_t", acc = "tkh_i32x4", op = "tkh_mfma_i8" })
+    or (t == "f32" and acc == "f32" and { e = "float", f = "float", acc = "tkh_f32x4", op = "tkh_mfma_f32" })
+    or (t == "f64" and acc == "f64" and { e = "double", f = "double", acc = "tkh_f64x4", op = "tkh_mfma_f64" })
+  return L
+end
+
 return M

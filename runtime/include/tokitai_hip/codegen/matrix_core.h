@@ -1,4 +1,4 @@
-/* The matrix instructions the matrix-product kernels use (templates/matmul.hip.tpl), each
+/* The matrix instructions the matrix-product kernels use (templates/matmul*.hip.tpl), each
  * behind a small function so that the template holds no platform's fragment layout.
  *
  * AMD (gfx90a, CDNA2, waves of 64 lanes): MFMA instructions of 16 x 16 outputs, below.

@@ -1,0 +1,32 @@
+@ -- The launcher of a matrix product's kernels, the last of its parts (templates/matmul.hip.tpl).
+@ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
+@ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma
+/* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
+ * of 256 threads: the matrix-instruction kernel where it fits (mma.sync on NVIDIA, MFMA on a
+ * gfx90a), else the FMA tiles. */
+extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)scalars;
+    (void)scratch;
+    if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
+        return (int)hipErrorInvalidValue;
+@ if mma then
+    int a_kmajor = 0, b_kmajor = 0;
+    if ($(k.symbol)_mma_fits(inputs, plan, &a_kmajor, &b_kmajor))
+        return $(k.symbol)_mma_launch(a_kmajor, b_kmajor, grid, stream, $(table.concat(args, ", ")), plan);
+@ end
+@ if mfma then
+#if !defined(TKH_PLATFORM_NVIDIA)
+    const int layout = $(k.symbol)_mfma_layout(inputs, plan);
+    if (layout >= 0)
+        return $(k.symbol)_mfma_launch(layout, grid, stream, $(table.concat(args, ", ")), plan);
+#endif
+@ end
+    hipLaunchKernelGGL($(k.symbol)_tiles, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(table.concat(args, ", ")), *plan);
+    return (int)hipGetLastError();
+}
+
+#undef TKHM_BM
+#undef TKHM_BN
+#undef TKHM_BK
