@@ -2,6 +2,7 @@
 their dtypes, the array library's current stream, and arrays made by the inputs' library
 (outputs, and Python scalars given where an array goes)."""
 import ctypes
+import sys
 
 from . import _native as n
 
@@ -155,6 +156,22 @@ def _jax(shape, name, like, value):
 # How each array library makes an array: make(shape, library dtype name, like, value):
 # uninitialized where value is None, else filled with it; on like's device.
 MAKERS = {"numpy": _numpy, "torch": _torch, "cupy": _cupy, "jax": _jax, "jaxlib": _jax}
+
+
+def numpy_scalar(x):
+    """Whether x is a NumPy scalar (numpy.float32(2)): an array of its own type and no shape,
+    as NumPy types it, but without __dlpack__."""
+    numpy = sys.modules.get("numpy")  # none made without NumPy loaded
+    return numpy is not None and isinstance(x, numpy.generic)
+
+
+def from_numpy_scalar(x, like):
+    """NumPy scalar x as a 0-d array of its type by the library of 'like' (an array of the
+    call; None: a NumPy array)."""
+    if like is None:
+        import numpy
+        return numpy.asarray(x)
+    return make(like, (), type_name(x.dtype), device_of(like), x.item())
 
 
 def make(like, shape, type_, device, value=None):

@@ -129,9 +129,12 @@ class Op:
         """One call: what the generated function (_function) passes on, in the op's order."""
         first = None
         for x in arrays:
-            if x is not None and type(x) not in _PY:
+            if x is not None and type(x) not in _PY and not a.numpy_scalar(x):
                 first = x
                 break
+        if any(a.numpy_scalar(x) for x in arrays):  # arrays of their own types, made like the others
+            arrays = [a.from_numpy_scalar(x, first) if a.numpy_scalar(x) else x for x in arrays]
+            first = first if first is not None else next(x for x in arrays if x is not None and type(x) not in _PY)
         if first is None:
             raise TypeError(f"{self.name}: expected an array among {', '.join(self.in_names)}, got none "
                             "(a Python scalar takes the type of the array operands)")

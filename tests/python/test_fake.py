@@ -148,6 +148,19 @@ def test_python_scalars_are_arrays_of_the_operands_type():
         th.sum(2, out=np.empty((), np.int32))
 
 
+def test_numpy_scalars_are_arrays_of_their_own_type(on_device_maker):
+    x, out = f32(3, 4), np.empty((3, 4), np.float32)
+    with th.Context(device_oracle="full"):  # made on the device, like the other operands
+        th.add(OnDevice(x), np.float32(-2), out=OnDevice(out))
+    np.testing.assert_array_equal(out, x - np.float32(2))
+    assert on_device_maker[0].shape == () and on_device_maker[0].dtype == np.float32
+    np.testing.assert_array_equal(th.add(np.float32(2.5), x), np.float32(2.5) + x)
+    both = th.add(np.float32(0.5), np.float32(0.25))
+    assert isinstance(both, np.ndarray) and both.shape == () and both == np.float32(0.75)
+    with pytest.raises(th.NotFound, match="takes dtypes f32, f64"):  # typed as NumPy types it: no promotion
+        th.add(x, np.float64(2))
+
+
 def test_python_scalars_and_outputs_made_on_the_device(on_device_maker):
     a, out = f32(4, 8), np.empty((4, 8), np.float32)
     OnDevice.streams.clear()
