@@ -1,7 +1,8 @@
 /* The device path: a call enqueued on the caller's stream, the flat kernel where the call
  * is flat and the plan kernel otherwise, a reduction's partials from the context's buffer
  * for that stream; then, under the policy the entry point gives, waited for and checked
- * on the host. */
+ * on the host, or (a projectable product under projected) by its projection kernels on the
+ * device. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,7 +110,6 @@ typedef struct projection_job {
     size_t sums;
     tkh_projection_result got;
     int err;
-    tkh_status failed;
 } projection_job;
 
 static tkh_status project_launch(void *arg, void *scratch)
@@ -120,10 +120,10 @@ static tkh_status project_launch(void *arg, void *scratch)
     const void *in[3] = { c->base[0], c->base[1], j->args.extra ? c->base[2] : NULL };
     tkh_projection_result *res = (tkh_projection_result *)((unsigned char *)scratch + j->sums);
     if ((j->err = k->project_device(in, c->base[k->arity], &c->plan, &j->args, scratch, res, j->stream)) != 0)
-        return j->failed = tkhi_fail_runtime(TKH_ERR_LAUNCH, j->err, "%s: launching the projection kernels of %s_%s "
+        return tkhi_fail_runtime(TKH_ERR_LAUNCH, j->err, "%s: launching the projection kernels of %s_%s "
             "on device %d failed", c->fn, k->op, k->type, j->ctx->device.selected);
     if ((j->err = tkhi_copy_to_host(j->ctx, &j->got, res, sizeof j->got, j->stream)) != 0)
-        return j->failed = tkhi_fail_runtime(TKH_ERR_COPY, j->err, "%s: copying the projected check's result of %s_%s "
+        return tkhi_fail_runtime(TKH_ERR_COPY, j->err, "%s: copying the projected check's result of %s_%s "
             "back from device %d failed", c->fn, k->op, k->type, j->ctx->device.selected);
     return TKH_OK;
 }
