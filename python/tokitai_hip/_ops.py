@@ -127,14 +127,19 @@ class Op:
 
     def call(self, arrays, scalars, dtype, axis, keepdims, out, ctx, report):
         """One call: what the generated function (_function) passes on, in the op's order."""
-        first = None
-        for x in arrays:
-            if x is not None and type(x) not in _PY and not a.numpy_scalar(x):
+        first, numpy_scalars = None, []
+        for i, x in enumerate(arrays):
+            if x is None or type(x) in _PY:
+                continue
+            if a.numpy_scalar(x):
+                numpy_scalars.append(i)
+            elif first is None:
                 first = x
-                break
-        if any(a.numpy_scalar(x) for x in arrays):  # arrays of their own types, made like the others
-            arrays = [a.from_numpy_scalar(x, first) if a.numpy_scalar(x) else x for x in arrays]
-            first = first if first is not None else next(x for x in arrays if x is not None and type(x) not in _PY)
+        if numpy_scalars:  # arrays of their own types, made like the others
+            arrays = list(arrays)
+            for i in numpy_scalars:
+                arrays[i] = a.from_numpy_scalar(arrays[i], first)
+            first = first if first is not None else arrays[numpy_scalars[0]]
         if first is None:
             raise TypeError(f"{self.name}: expected an array among {', '.join(self.in_names)}, got none "
                             "(a Python scalar takes the type of the array operands)")

@@ -27,13 +27,12 @@ enum { K_DIM = 0, N_DIM = 1, M_DIM = 2, BATCH_DIM = 3 };
 
 typedef struct block_sums {
     int integer;
-    uint64_t mask;               /* integers: the outputs' congruence, 2^bits - 1 */
     int64_t k, n, m, batches, blocks;
     double *y, *z;               /* floats: [batch][q][block] */
     uint64_t *yi;                /* integers: [batch][q][block], modulo 2^64 */
     int8_t *sign;                /* floats: column j's */
     uint64_t *weight;            /* integers: column j's, odd */
-    double u_acc, tiny_acc, u_out, tiny_out;
+    tkh_projection_args cmp;     /* the comparison's constants (mask, or the floats' units) */
     const tkh_scalar_type *ta, *tb, *tout, *textra; /* textra: the one extra input's */
 } block_sums;
 
@@ -71,6 +70,20 @@ static void units(const tkh_scalar_type *t, double *u, double *tiny)
 {
     *u = ldexp(1, -t->mantissa);
     *tiny = ldexp(1, t->emin - t->mantissa + 1);
+}
+
+/* What a block's comparison needs beside its sums, into a: for integer outputs the
+ * congruence mask (2^bits - 1, the narrower of the sum's and the output's bits), for floats
+ * the unit roundoffs and subnormal spacings of the accumulator and the output. */
+static void comparison_constants(const tkh_scalar_type *acc, const tkh_scalar_type *out, tkh_projection_args *a)
+{
+    if (out->to_double == NULL) {
+        const unsigned bits = acc->bits < out->bits ? acc->bits : out->bits;
+        a->mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+    } else {
+        units(acc, &a->u_acc, &a->tiny_acc);
+        units(out, &a->u_out, &a->tiny_out);
+    }
 }
 
 /* The block sums of b's rows [lo, hi) of batch-and-row index (bi k + q). */
@@ -144,14 +157,11 @@ tkh_status tkhi_matmul_project_begin(const tkhi_call *c, tkhi_oracle *o, unsigne
     }
     const size_t count = (size_t)entries > 0 ? (size_t)entries : 1;
     const uint64_t seed = projection_seed(&o->policy);
+    comparison_constants(acc, pr->tout, &pr->cmp);
     if (pr->integer) {
-        const unsigned bits = acc->bits < pr->tout->bits ? acc->bits : pr->tout->bits;
-        pr->mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
         pr->yi = malloc(count * sizeof(uint64_t));
         pr->weight = malloc((size_t)n * sizeof(uint64_t));
     } else {
-        units(acc, &pr->u_acc, &pr->tiny_acc);
-        units(pr->tout, &pr->u_out, &pr->tiny_out);
         pr->y = malloc(count * sizeof(double));
         pr->z = malloc(count * sizeof(double));
         pr->sign = malloc((size_t)n);
@@ -251,7 +261,7 @@ static int block_agrees(const row_at *ra, const block_sums *pr, int64_t j0, int6
             if (extra)
                 rhs_i += pr->weight[j] * whole(pr->textra, at_column(ra, 2, j));
         }
-        return ((lhs - rhs_i) & pr->mask) == 0;
+        return ((lhs - rhs_i) & pr->cmp.mask) == 0;
     }
     double lhs = 0, sabs = 0, cabs = 0;
     for (int64_t j = j0; j < j1; ++j) {
@@ -264,7 +274,7 @@ static int block_agrees(const row_at *ra, const block_sums *pr, int64_t j0, int6
             cabs += fabs(b);
         }
     }
-    const double bound = tkh_projection_bound(pr->k, j1 - j0, pr->u_acc, pr->tiny_acc, pr->u_out, pr->tiny_out,
+    const double bound = tkh_projection_bound(pr->k, j1 - j0, pr->cmp.u_acc, pr->cmp.tiny_acc, pr->cmp.u_out, pr->cmp.tiny_out,
         lhs, rhs, mag, sabs, cabs);
     if (bound < 0)
         return 0; /* special values, or a bound past use: recomputed in full */
@@ -353,12 +363,6 @@ size_t tkhi_matmul_project_device(const tkhi_call *c, const tkh_oracle_policy *p
         return 0;
     *args = (tkh_projection_args){ .seed = projection_seed(policy), .blocks = blocks,
         .extra = k->arity > 2 && !c->absent[2] };
-    if (out->to_double == NULL)
-        args->mask = out->bits >= 64 || acc->bits >= 64 ? ~(uint64_t)0
-            : ((uint64_t)1 << (acc->bits < out->bits ? acc->bits : out->bits)) - 1;
-    else {
-        units(acc, &args->u_acc, &args->tiny_acc);
-        units(out, &args->u_out, &args->tiny_out);
-    }
+    comparison_constants(acc, out, args);
     return (size_t)entries * 16;
 }
