@@ -52,8 +52,6 @@ static tkh_status run_locked(host_run *r)
     r->corrupt_bit = ctx->corrupt_bit;
     ctx->corrupt_index = SIZE_MAX;
     tkh_status st = tkhi_oracle_begin(&r->oracle, r->c->kernel, &policy, r->c->plan.count, r->crew);
-    if (st == TKH_OK)
-        st = tkhi_check_begin(&r->oracle, r->c, r->c->base, (const int64_t(*)[TKH_MAX_DIMS])r->dev.stride);
     if (r->report != NULL) {
         r->report->oracle_mode = policy.mode;
         r->report->oracle_seed = tkhi_oracle_seed(&policy);

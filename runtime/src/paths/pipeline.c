@@ -2,7 +2,8 @@
  * slot's last piece, s - TKHI_SLOTS, and the crew checks that piece's outputs (the staged
  * inputs against the staged outputs: the bytes the device saw and wrote) and puts them
  * into the caller's tensors while it stages piece s into the same slot; then piece s is
- * enqueued. Also what the host path's steps share: failures, timed steps and waits, the
+ * enqueued; the projected check's block sums are made while the first pieces run (they
+ * need the inputs alone). Also what the host path's steps share: failures, timed steps and waits, the
  * test hook. */
 #include <inttypes.h>
 #include <stdint.h>
@@ -382,6 +383,13 @@ tkh_status tkhi_host_pipeline(host_run *r)
             .whole = c->flat ? (size_t)(r->step * r->kept_per_row) : 0,
             .sub = TKHI_PIECE_BYTES / per_kept > 0 ? TKHI_PIECE_BYTES / per_kept : 1,
             .pre_slot = &ctx->slots[slot] };
+        if (s == TKHI_SLOTS) { /* the projected check's block sums, while the first pieces run */
+            const double start = tkhi_now_seconds();
+            st = tkhi_check_begin(&r->oracle, c, c->base, (const int64_t(*)[TKH_MAX_DIMS])r->dev.stride);
+            r->crew_seconds += tkhi_now_seconds() - start;
+            if (st != TKH_OK)
+                break;
+        }
         if (job.post >= 0) {
             int err = tkhi_host_wait(r, ctx->slots[slot].done);
             if (err != 0) {
