@@ -10,7 +10,7 @@
  * buffers, enqueue the kernel on 'stream' and check nothing but their arguments (a
  * reduction's device entry point allocates and frees its partials, which synchronizes).
  * The _tensor entry points take DLPack tensors of any shape and strides, broadcast
- * (elementwise), reduced over 'axes' (reductions; NULL and 0 for every axis) or
+ * (elementwise), reduced over 'axes' (reductions; NULL and 0 for every axis, an empty list for none) or
  * normalized along 'axis' (normalizations; negative counts from the end; a column
  * tensor is 1-D along it, NULL for its default), and fail as tkh_tensor_call does
  * (tokitai_hip/tensor.h). */

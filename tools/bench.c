@@ -348,8 +348,8 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
         *(a < k->arity ? &in[a] : &out[a - k->arity]) = &dev[a];
         bytes += (double)t->bytes[a];
     }
-    const tkh_tensor_args args = { in, k->arity, out, k->output_count, scalars, k->scalar_count, t->axes,
-        t->axis_count, t->keepdims, NULL };
+    const tkh_tensor_args args = { in, k->arity, out, k->output_count, scalars, k->scalar_count,
+        t->axis_count ? t->axes : NULL, t->axis_count, t->keepdims, NULL };
     /* One call checked by the oracle first (under --oracle, through the device path's own
      * check), so that what is timed is known to be right; then the timed calls, unchecked. */
     if (check->mode != TKH_ORACLE_OFF && (tkh_context_set_device_oracle(ctx, check) != TKH_OK

@@ -12,7 +12,7 @@ typedef struct tool_tensors {
     int64_t shape[TKH_MAX_ARRAYS][TKH_MAX_DIMS], strides[TKH_MAX_ARRAYS][TKH_MAX_DIMS];
     size_t bytes[TKH_MAX_ARRAYS];          /* each array's buffer: its own elements, no gaps */
     const DLTensor *in[TKH_MAX_INPUTS], *out[TKH_MAX_OUTPUTS];
-    int64_t axes[TKH_MAX_DIMS];            /* reductions: as given (none: every axis) */
+    int64_t axes[TKH_MAX_DIMS];            /* reductions: as given (none: every axis, passed as NULL) */
     unsigned axis_count, arrays, transposed;
     int keepdims;
 } tool_tensors;

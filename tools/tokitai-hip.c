@@ -342,7 +342,7 @@ static int run_tensors(const options *o, const tkh_kernel_info *k, const tkh_ora
         st = tkh_context_set_oracle(ctx, policy);
     if (st == TKH_OK) {
         const tkh_tensor_args args = { t.in, k->arity, t.out, k->output_count, scalars, k->scalar_count,
-            t.axes, t.axis_count, o->keepdims, NULL };
+            t.axis_count ? t.axes : NULL, t.axis_count, o->keepdims, NULL };
         st = tkh_tensor_call(ctx, k, &args, &report);
         const int json = o->format && strcmp(o->format, "json") == 0;
         print_formatted(json ? (format_fn)tkh_report_to_json : (format_fn)tkh_report_to_markdown, &report);

@@ -52,7 +52,7 @@ class Op:
         k = ks[0]
         lines = [k.semantics.decode() + ".", ""]
         what = {0: "elementwise, inputs broadcast by NumPy's rules.",
-                1: "a reduction over `axis` (None: every axis; an int or a tuple), `keepdims` as NumPy's.",
+                1: "a reduction over `axis` (None: every axis; an int or a tuple; (): none), `keepdims` as NumPy's.",
                 2: "along one `axis` (default the last)" + (", which the result drops." if self.post else "."),
                 3: "a matrix product, batched and broadcast as numpy.matmul."}.get(self.kind, self.shape)
         lines += [f"Catalog {self.catalog!r}; {what}", "",
@@ -113,7 +113,8 @@ class Op:
         return found[0]
 
     def _axes(self, axis):
-        """The axes as int64s for the library, which checks them (None: every axis)."""
+        """The axes as int64s for the library, which checks them (None: every axis, passed as NULL;
+        (): none, an empty array)."""
         if self.kind == 2:
             if not isinstance(axis, int):
                 raise TypeError(f"{self.name}: axis must be one int, got {axis!r}")
@@ -121,8 +122,6 @@ class Op:
         if axis is None:
             return None
         axes = (operator.index(axis),) if not hasattr(axis, "__iter__") else tuple(map(operator.index, axis))
-        if not axes:  # the C API reads no axes as every axis
-            raise n.ERRORS[1]("axis=() (reduce nothing) is not supported: pass axis=None for every axis")
         return (ctypes.c_int64 * len(axes))(*axes)
 
     def call(self, arrays, scalars, dtype, axis, keepdims, out, ctx, report):

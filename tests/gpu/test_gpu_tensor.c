@@ -238,6 +238,7 @@ static void every_kernel_over_tensors(void **state)
             { "[37, 129] over axis 1", 2, rc, NULL, &one, 1, 0, 1, kept0 },
             { "[37, 129] over axis 0, keepdims", 2, rc, NULL, &zero, 1, 1, 2, k1 },
             { "[37, 129] over both axes, keepdims", 2, rc, NULL, both, 2, 1, 2, k11 },
+            { "[37, 129] over no axis (an empty list: NumPy's axis=())", 2, rc, NULL, &zero, 0, 0, 2, rc },
             { "[129, 37] transposed over axis 0", 2, cr, transposed, &zero, 1, 0, 1, kept0 },
             { "[37, 160] over axis 0 (columns as vectors)", 2, r160, NULL, &zero, 1, 0, 1, c160 },
             { "[5, 7, 33] over axes 0 and -1", 3, c3, NULL, ends, 2, 0, 1, mid },

@@ -41,7 +41,7 @@ def test_out_and_in_place():
 
 def test_sum_over_axes():
     x = rng.integers(-1000, 1000, (3, 5, 4), dtype=np.int32)
-    for axis, keep in ((None, False), (0, False), ((0, 2), True), (-1, True)):
+    for axis, keep in ((None, False), (0, False), ((0, 2), True), (-1, True), ((), False)):
         np.testing.assert_array_equal(th.sum(x, axis=axis, keepdims=keep),
                                       x.sum(axis=axis, keepdims=keep, dtype=np.int32))
     assert th.sum(x).shape == ()

@@ -275,6 +275,12 @@ static void test_broadcast_by_hand(void **state)
     assert_int_equal(sum_call(ctx, make(&a, m, 2, s23, NULL), NULL, 0, 0, make(&o, s, 0, NULL, NULL), &r), TKH_OK);
     assert_int_equal(s[0], 21);
     assert_true(has_evidence(&r, "the flat kernel"));
+    /* no axis (an empty list, NumPy's axis=()): each output its one element */
+    int32_t same[6];
+    assert_int_equal(sum_call(ctx, make(&a, m, 2, s23, NULL), &axis0, 0, 0, make(&o, same, 2, s23, NULL), &r), TKH_OK);
+    for (int i = 0; i < 6; ++i)
+        assert_int_equal(same[i], m[i]);
+    assert_true(has_evidence(&r, "6 outputs of 1 elements each"));
     tkh_context_destroy(ctx);
 }
 
@@ -716,7 +722,8 @@ static void test_random_reductions(void **state)
             if (reduced[d])
                 axes[count++] = tkhi_splitmix64(&rng) % 2 ? d : d - ndim;
         }
-        const int all = count == 0; /* axis_count 0: every axis */
+        /* no axis drawn: axes NULL (every axis, axis=None) or an empty list (none, axis=()) */
+        const int all = count == 0 && tkhi_splitmix64(&rng) % 2 == 0;
         const int keepdims = (int)(tkhi_splitmix64(&rng) % 2);
         int ondim = 0;
         for (int d = 0; d < ndim; ++d)
@@ -725,7 +732,7 @@ static void test_random_reductions(void **state)
         tensor x, o;
         random_layout(&rng, &x, ndim, shape, 0);
         random_layout(&rng, &o, ondim, oshape, 0);
-        if (sum_call(ctx, &x.t, axes, count, keepdims, &o.t, NULL) != TKH_OK)
+        if (sum_call(ctx, &x.t, all ? NULL : axes, count, keepdims, &o.t, NULL) != TKH_OK)
             fail_msg("case %d (seed %#" PRIx64 "): %s", c, seed, tkh_last_error());
         /* the plain loop: every input element into its output */
         int64_t index[TKH_MAX_DIMS] = { 0 }, oindex[TKH_MAX_DIMS];

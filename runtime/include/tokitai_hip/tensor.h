@@ -35,7 +35,9 @@ typedef struct tkh_tensor_args {
     const void *const *scalars;   /* as in tkh_args; NULL when there are none */
     unsigned scalar_count;
     const int64_t *axes;          /* reductions: the axes reduced, negative ones counted from
-                                     the end; NULL with axis_count 0: every axis */
+                                     the end; NULL with axis_count 0: every axis (NumPy's
+                                     axis=None); non-NULL with axis_count 0: none, each output
+                                     its one element (NumPy's axis=(), not torch's dim=()) */
     unsigned axis_count;
     int keepdims;                 /* reductions: the outputs keep the reduced axes as 1 */
     tkh_stream stream;            /* device tensors: where the work is enqueued */

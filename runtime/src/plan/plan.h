@@ -95,6 +95,20 @@ static inline int tkhi_outputs_shape(tkhi_call *c, int ndim, const int64_t *shap
     return c->shapes_only;
 }
 
+/* The array index of the first of the call's outputs whose shape is not 'shape' (ndim
+ * dimensions), or -1 when every output's is. */
+static inline int tkhi_output_unlike(const tkhi_call *c, int ndim, const int64_t *shape)
+{
+    for (unsigned a = c->kernel->arity; a < c->kernel->arity + c->kernel->output_count; ++a) {
+        int same = c->tensor[a]->ndim == ndim;
+        for (int d = 0; d < ndim && same; ++d)
+            same = c->tensor[a]->shape[d] == shape[d];
+        if (!same)
+            return (int)a;
+    }
+    return -1;
+}
+
 /* The call a flat call on the host is: n elements of each input, one dimension, folded (a
  * reduction: out_count outputs) or not (n outputs), everything compact: the flat kernel's
  * plan, the arrays' addresses, sizes, spans and strides. */

@@ -35,17 +35,13 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
     }
     if (tkhi_outputs_shape(c, c->ndim, c->shape))
         return TKH_OK;
-    for (unsigned o = 0; o < k->output_count; ++o) {
-        const DLTensor *t = c->tensor[k->arity + o];
-        int same = t->ndim == c->ndim;
-        for (int d = 0; d < c->ndim && same; ++d)
-            same = t->shape[d] == c->shape[d];
-        if (!same) {
-            tkhi_operand_of(c, k->arity + o, name, sizeof name);
-            return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected the inputs' "
-                "broadcast shape %s", fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim, t->shape),
-                tkhi_format_dims(s2, sizeof s2, c->ndim, c->shape));
-        }
+    const int unlike = tkhi_output_unlike(c, c->ndim, c->shape);
+    if (unlike >= 0) {
+        const DLTensor *t = c->tensor[unlike];
+        tkhi_operand_of(c, (unsigned)unlike, name, sizeof name);
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected the inputs' "
+            "broadcast shape %s", fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim, t->shape),
+            tkhi_format_dims(s2, sizeof s2, c->ndim, c->shape));
     }
     /* Plan: innermost first; an array's stride is 0 along a dimension it is broadcast over. */
     tkh_plan *p = &c->plan;

@@ -146,11 +146,8 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
     }
     if (tkhi_outputs_shape(c, want_ndim, want))
         return TKH_OK;
-    const DLTensor *o = c->tensor[out];
-    int same = o->ndim == want_ndim;
-    for (int d = 0; d < want_ndim && same; ++d)
-        same = o->shape[d] == want[d];
-    if (!same) {
+    if (tkhi_output_unlike(c, want_ndim, want) >= 0) {
+        const DLTensor *o = c->tensor[out];
         tkhi_operand_of(c, out, name, sizeof name);
         return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected %s (numpy.matmul's: the "
             "broadcast batch, then m unless %s is 1-D, then n unless %s is 1-D)", fn, name,

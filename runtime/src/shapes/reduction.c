@@ -29,8 +29,8 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
         memcpy(c->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
     if (args->axis_count > 0 && args->axes == NULL)
         return tkhi_fail(TKH_ERR_NULL_POINTER, "%s: axes is NULL and axis_count %u", fn, args->axis_count);
-    for (int d = 0; d < x->ndim; ++d)
-        c->reduced_axis[d] = args->axis_count == 0;
+    for (int d = 0; d < x->ndim; ++d) /* NULL: every axis; an empty list: none (NumPy's axis=()) */
+        c->reduced_axis[d] = args->axis_count == 0 && args->axes == NULL;
     for (unsigned j = 0; j < args->axis_count; ++j) {
         const int64_t axis = args->axes[j] < 0 ? args->axes[j] + x->ndim : args->axes[j];
         if (axis < 0 || axis >= x->ndim)
@@ -61,18 +61,14 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
     }
     if (tkhi_outputs_shape(c, want_ndim, want))
         return TKH_OK;
-    for (unsigned o = 0; o < k->output_count; ++o) {
-        const DLTensor *t = c->tensor[1 + o];
-        int same = t->ndim == want_ndim;
-        for (int d = 0; d < want_ndim && same; ++d)
-            same = t->shape[d] == want[d];
-        if (!same) {
-            tkhi_operand_of(c, 1 + o, name, sizeof name);
-            return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected %s (the input's "
-                "shape %s reduced%s)", fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim, t->shape),
-                tkhi_format_dims(s2, sizeof s2, want_ndim, want), tkhi_format_dims(s3, sizeof s3,
-                x->ndim, x->shape), args->keepdims ? " with keepdims" : "");
-        }
+    const int unlike = tkhi_output_unlike(c, want_ndim, want);
+    if (unlike >= 0) {
+        const DLTensor *t = c->tensor[unlike];
+        tkhi_operand_of(c, (unsigned)unlike, name, sizeof name);
+        return tkhi_fail(TKH_ERR_INVALID_ARGUMENT, "%s: tensor %s has shape %s: expected %s (the input's "
+            "shape %s reduced%s)", fn, name, tkhi_format_dims(s1, sizeof s1, t->ndim, t->shape),
+            tkhi_format_dims(s2, sizeof s2, want_ndim, want), tkhi_format_dims(s3, sizeof s3,
+            x->ndim, x->shape), args->keepdims ? " with keepdims" : "");
     }
     int n = 0;
     for (int pass = 0; pass < 2; ++pass) { /* reduced dimensions, then kept ones */
