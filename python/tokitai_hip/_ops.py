@@ -46,6 +46,7 @@ class Op:
         self.needs_dtype = any(len(v) > 1 for v in types.values())  # cast: the output's type
         self.post = self.kind == 2 and k.out_count == 1  # a normalization's post step drops the axis
         self.cache = {}
+        self.parsed = {}  # (kernel, scalars) -> the library's values: _scalars
 
     def doc(self):
         ks = [kp.contents for kp in self.kernels]
@@ -178,13 +179,12 @@ class Op:
                 shapes = [tuple(s.shape[:s.ndim]) for s in tls.shapes[:k.output_count]]
                 outs = tuple(a.make(first, s, k.outputs[o].type.decode(), dev) for o, s in enumerate(shapes))
                 out_ptrs = [a.borrow(o, dl_stream, keep) for o in outs]
-            parsed = [self._scalar(k.scalars[i], v) for i, v in enumerate(scalars)] if scalars else ()
+            parsed = self._scalars(k, scalars) if scalars else (None, None)
             context = c.context_for(ctx, None if host else dev[1])
             handle, fill_report = context.handle, report or context.reports
             _fill(tls, ins, out_ptrs, axes, keepdims)  # after every piece of Python code that could call us
             args = tls.args
-            args.scalars = (ctypes.c_void_p * len(parsed))(*map(ctypes.addressof, parsed)) if parsed else None
-            args.scalar_count, args.stream = len(parsed), stream or None
+            args.scalars, args.scalar_count, args.stream = parsed[1], len(scalars), stream or None
             tls.filled = bool(fill_report)
             status = n.tkh_tensor_call(handle, kp, tls.args_ref, tls.report_ref if fill_report else None)
             if status != 0:
@@ -204,8 +204,22 @@ class Op:
                               "(there is no type promotion)")
         self._scalar_text(name, value, type_)
 
-    def _scalar(self, operand, value):
-        return self._scalar_text(operand.name.decode(), value, operand.type.decode())
+    def _scalars(self, k, values):
+        """The scalars as the library's values for kernel k, and an array of their addresses:
+        parsed once for each set of Python numbers (a float by its bits, so that -0.0 is not
+        0.0; at most 1024 sets kept), other values (NumPy scalars, ...) on every call."""
+        key = (ctypes.addressof(k), tuple((type(v), v.hex() if type(v) is float else v) for v in values)) \
+            if all(type(v) in _PY for v in values) else None
+        bufs = self.parsed.get(key) if key is not None else None
+        if bufs is None:
+            bufs = [self._scalar_text(k.scalars[i].name.decode(), v, k.scalars[i].type.decode())
+                    for i, v in enumerate(values)]
+            bufs = (bufs, (ctypes.c_void_p * len(bufs))(*map(ctypes.addressof, bufs)))
+            if key is not None:
+                if len(self.parsed) >= 1024:
+                    self.parsed.clear()
+                self.parsed[key] = bufs
+        return bufs
 
     def _scalar_text(self, name, value, type_):
         """value (a Python number) as type_, by the library's own parser for it."""

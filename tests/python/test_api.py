@@ -178,3 +178,14 @@ def test_python_scalars_take_the_arrays_type_or_are_refused():
         add(1, 2)
     with pytest.raises(th.NotFound, match=r"takes dtypes f32, a Python int, i32"):
         add(np.ones(3, np.float32), 1, out=np.ones(3, np.int32))
+
+
+def test_scalars_parsed_once_for_each_value_keeping_the_sign():
+    op = need("layer_norm").op
+    k = next(kp.contents for kp in op.kernels if kp.contents.type.decode() == "f32")
+    eps = op._scalars(k, (1e-5,))
+    assert op._scalars(k, (1e-5,)) is eps  # the same value: the values parsed before
+    assert ctypes.c_float.from_buffer(eps[0][0]).value == np.float32(1e-5)
+    zero, negative = op._scalars(k, (0.0,))[0][0], op._scalars(k, (-0.0,))[0][0]
+    assert bytes(zero) == b"\0\0\0\0" and bytes(negative) == b"\0\0\0\x80"  # -0.0 == 0.0, but not its bits
+    assert op._scalars(k, (np.float32(0.5),)) is not op._scalars(k, (np.float32(0.5),))  # not a Python number
