@@ -615,7 +615,7 @@ __global__ void __launch_bounds__(256, 1) tkhk_linear_relu_bf16_wgmma(const uint
             acc[v] = 0;
         for (int64_t kt = 0; kt < ktiles; ++kt) {
             tkh_copy_wait<ahead - 1>(); /* k tile kt is in (this thread's chunks) */
-            tkh_fence_proxy_async();
+            tkh_fence_proxy_async(); /* and visible to wgmma; k tile kt - 2's reads ordered before the next copies */
             __syncthreads(); /* everyone's chunks, and every warpgroup done with k tile kt - 2 */
             const unsigned sa = s_addr + (unsigned)(kt % T::stages) * T::stage, sb = sa + T::a_bytes;
             tkh_wgmma_pin(acc);
@@ -633,6 +633,7 @@ __global__ void __launch_bounds__(256, 1) tkhk_linear_relu_bf16_wgmma(const uint
         tkh_wgmma_wait<0>();
         tkh_wgmma_pin(acc);
         tkh_copy_wait<0>();
+        tkh_fence_proxy_async(); /* wgmma's reads (async proxy) before the next copies into the stages */
         __syncthreads(); /* every warpgroup done with the stages: the next tile's first ones may be filled */
         int64_t here[4];
 #pragma unroll
