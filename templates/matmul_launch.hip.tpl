@@ -1,9 +1,9 @@
 @ -- The launcher of a matrix product's kernels, the last of its parts (templates/matmul.hip.tpl).
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
-@ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma
+@ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma, wgmma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma, L.wgmma
 /* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
- * of 256 threads: the matrix-instruction kernel where it fits (mma.sync on NVIDIA, MFMA on a
- * gfx90a), else the FMA tiles. */
+ * of 256 threads: the matrix-instruction kernel where it fits (on NVIDIA wgmma where the device
+ * runs sm_90a code, else mma.sync; MFMA on a gfx90a), else the FMA tiles. */
 extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
@@ -13,8 +13,16 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
         return (int)hipErrorInvalidValue;
 @ if mma then
     int a_kmajor = 0, b_kmajor = 0;
-    if ($(k.symbol)_mma_fits(inputs, plan, &a_kmajor, &b_kmajor))
+    if ($(k.symbol)_mma_fits(inputs, plan, &a_kmajor, &b_kmajor)) {
+@   if wgmma then
+#if defined(TKH_PLATFORM_NVIDIA)
+        int sms = 0;
+        if ($(k.symbol)_wgmma_here(&sms))
+            return $(k.symbol)_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, $(table.concat(args, ", ")), plan);
+#endif
+@   end
         return $(k.symbol)_mma_launch(a_kmajor, b_kmajor, grid, stream, $(table.concat(args, ", ")), plan);
+    }
 @ end
 @ if mfma then
 #if !defined(TKH_PLATFORM_NVIDIA)

@@ -150,7 +150,7 @@ end
 
 -- A product's kernel source: these templates one after another, each over the same values.
 M.kernel_templates = { "matmul.hip.tpl", "matmul_mma.hip.tpl", "matmul_projection.hip.tpl", "matmul_mfma.hip.tpl",
-  "matmul_launch.hip.tpl" }
+  "matmul_wgmma.hip.tpl", "matmul_launch.hip.tpl" }
 
 -- The names those templates share (templates/matmul*.hip.tpl): the element and output
 -- types, the accumulator as the kernel holds it (integers in their unsigned type, which
@@ -160,7 +160,9 @@ M.kernel_templates = { "matmul.hip.tpl", "matmul_mma.hip.tpl", "matmul_projectio
 -- 16 elements, f64 on m16n8k8 tiles) and mfma (AMD gfx90a: f16, bf16 and i8 on 16 x 16 x 16
 -- instructions, f32 and f64 on 16 x 16 x 4 ones; e: the element as the kernel moves it, f:
 -- a lane's operand of one instruction, acc: its accumulators, op: the instruction's
--- function in tokitai_hip/codegen/matrix_core.h, with _tiny and _wide for 16-bit floats).
+-- function in tokitai_hip/codegen/matrix_core.h, with _tiny and _wide for 16-bit floats), and
+-- wgmma (NVIDIA sm_90a: 16-bit floats on warpgroup tiles of m64n256k16 from shared memory;
+-- bf16: the instruction's type flag, op: its name in the kernel's comment).
 function M.template_locals(k)
   local L = { S = k.type.c, O = k.out_type, float = k.type.domain == "float", a = k.inputs[1], b = k.inputs[2] }
   L.R = L.float and k.acc.compute or k.acc.unsigned
@@ -183,6 +185,8 @@ function M.template_locals(k)
   L.mma = (half and acc == "f32" and { epc = 8, e = "uint16_t", bm = 128, bn = 256 })
     or (t == "i8" and acc == "i32" and { epc = 16, e = "int8_t", bm = 128, bn = 256 })
     or (t == "f64" and acc == "f64" and { epc = 2, e = "double", bm = 128, bn = 128 })
+  L.wgmma = half and acc == "f32" and { e = "uint16_t", bf16 = t == "bf16" and "true" or "false",
+    op = "wgmma.mma_async m64n256k16.f32." .. t .. "." .. t }
   L.mfma = (half and acc == "f32" and { e = "uint16_t", f = "uint64_t", acc = "tkh_f32x4", op = "tkh_mfma_" .. t, wide = true })
     or (t == "i8" and acc == "i32" and { e = "int8_t", f = "uint32_t", acc = "tkh_i32x4", op = "tkh_mfma_i8" })
     or (t == "f32" and acc == "f32" and { e = "float", f = "float", acc = "tkh_f32x4", op = "tkh_mfma_f32" })

@@ -8,7 +8,8 @@
  * wrap: no .satfinite), m16n8k8 (sm_90) or m8n8k4 over f64; ldmatrix (x4: four 8 x 8 matrices of 16-bit
  * elements, lanes 8i to 8i + 7 giving the row addresses of matrix i; with .trans each
  * matrix is transposed on the way); cp.async of 16 bytes (zero-filled where the source is
- * out of range). docs/matmul.md has the layouts these functions assume. */
+ * out of range). docs/matmul.md has the layouts these functions assume. Hopper's wgmma (sm_90a)
+ * is in matrix_core_sm90.h, included here on NVIDIA alone. */
 #ifndef TOKITAI_HIP_CODEGEN_MATRIX_CORE_H
 #define TOKITAI_HIP_CODEGEN_MATRIX_CORE_H
 
@@ -106,6 +107,10 @@ template <bool bf16> static __device__ __forceinline__ void tkh_mma_16816(float 
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
+#endif
+
+#if defined(TKH_PLATFORM_NVIDIA)
+#include "tokitai_hip/codegen/matrix_core_sm90.h"
 #endif
 
 #if !defined(TKH_PLATFORM_NVIDIA)
