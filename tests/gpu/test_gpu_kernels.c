@@ -17,6 +17,7 @@
 #include "tokitai_hip/codegen/hip_platform.h"
 #include "tokitai_hip/tokitai_hip.h"
 #include "base/base.h" /* tkhi_splitmix64 */
+#include "gpu_start.h"
 
 /* The one output of a kernel's check, as the list of outputs it takes. */
 #define OUT(p) ((const void *const[]){ (p) })
@@ -177,22 +178,9 @@ static void admission_refuses_foreign_kernel(void **state)
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0); /* the seed line survives an abort or a kill */
-    tkh_device_report dev;
-    tkh_status st = tkh_device_query(TKH_DEVICE_FROM_ENV, &dev);
-    if (st == TKH_ERR_NO_DEVICE) {
-        printf("SKIP: %s\n", dev.reason);
-        return 77;
-    }
-    const char *env = getenv("TKH_TEST_SEED");
-    seed = env ? strtoull(env, NULL, 0) : 20261201; /* fixed: the same verdict on every run */
-    printf("device %d (PCI %s): %s (%s); seed %" PRIu64 " (replay with TKH_TEST_SEED=%" PRIu64 ")\n",
-        dev.selected, dev.pci_bus_id, dev.name, dev.arch, seed, seed);
-    st = tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV);
-    if (st != TKH_OK) {
-        printf("FAIL: %s: %s\n", tkh_status_name(st), tkh_last_error());
-        return 1;
-    }
+    const int start = gpu_test_start(20261201, &seed, &ctx);
+    if (start >= 0)
+        return start;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_kernel_at_odd_sizes),
         cmocka_unit_test(at_two_to_the_28),

@@ -26,6 +26,7 @@
 #include "tokitai_hip/tokitai_hip.h"
 #include "base/base.h" /* tkhi_splitmix64 */
 #include "../evidence.h"
+#include "gpu_start.h"
 
 static uint64_t seed;
 static tkh_context *ctx;
@@ -444,20 +445,9 @@ static void projection_on_device(void **state)
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    tkh_device_report dev;
-    if (tkh_device_query(TKH_DEVICE_FROM_ENV, &dev) == TKH_ERR_NO_DEVICE) {
-        printf("SKIP: %s\n", dev.reason);
-        return 77;
-    }
-    const char *env = getenv("TKH_TEST_SEED");
-    seed = env ? strtoull(env, NULL, 0) : 20261204;
-    printf("device %d (PCI %s): %s (%s); seed %" PRIu64 " (replay with TKH_TEST_SEED=%" PRIu64 ")\n", dev.selected,
-        dev.pci_bus_id, dev.name, dev.arch, seed, seed);
-    if (tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV) != TKH_OK) {
-        printf("FAIL: %s\n", tkh_last_error());
-        return 1;
-    }
+    const int start = gpu_test_start(20261204, &seed, &ctx);
+    if (start >= 0)
+        return start;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_product_over_tensors),
         cmocka_unit_test(corruption_and_device_path),

@@ -18,6 +18,7 @@
 
 #include "tokitai_hip/tokitai_hip.h"
 #include "base/base.h" /* tkhi_splitmix64 */
+#include "gpu_start.h"
 
 static uint64_t seed;
 static tkh_context *ctx;      /* default chunks */
@@ -297,20 +298,11 @@ static void many_threads(void **state)
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0); /* the seed line survives an abort or a kill */
-    tkh_device_report dev;
-    if (tkh_device_query(TKH_DEVICE_FROM_ENV, &dev) == TKH_ERR_NO_DEVICE) {
-        printf("SKIP: %s\n", dev.reason);
-        return 77;
-    }
-    const char *env = getenv("TKH_TEST_SEED");
-    seed = env ? strtoull(env, NULL, 0) : 20261201; /* fixed: the same verdict on every run */
-    printf("device %d (PCI %s): %s (%s); seed %" PRIu64 " (replay with TKH_TEST_SEED=%" PRIu64 ")\n",
-        dev.selected, dev.pci_bus_id, dev.name, dev.arch, seed, seed);
-    tkh_status st = tkh_context_create(&ctx, TKH_DEVICE_FROM_ENV);
+    const int start = gpu_test_start(20261201, &seed, &ctx);
+    if (start >= 0)
+        return start;
     setenv("TOKITAI_HIP_CHUNK_BYTES", "4096", 1);
-    if (st == TKH_OK)
-        st = tkh_context_create(&chunky, TKH_DEVICE_FROM_ENV);
+    const tkh_status st = tkh_context_create(&chunky, TKH_DEVICE_FROM_ENV);
     unsetenv("TOKITAI_HIP_CHUNK_BYTES");
     if (st != TKH_OK) {
         printf("FAIL: %s: %s\n", tkh_status_name(st), tkh_last_error());
