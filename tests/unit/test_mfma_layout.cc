@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* C++ headers before cmocka.h, whose fail() macro they would meet; cmocka.h declares C
@@ -22,6 +23,8 @@
 extern "C" {
 #include <cmocka.h>
 }
+
+#include "tile_emulation.h"
 
 /* Integer carriers of the element sizes: the maps depend on the size alone. */
 template <int S> struct carrier;
@@ -50,11 +53,6 @@ template <int S> static int64_t part(typename carrier<S>::f f, unsigned x)
     return v;
 }
 
-struct product {
-    int64_t m, n, k;
-    bool a_kmajor, b_kmajor;
-    std::vector<int64_t> a, b; /* a[m][k], b[k][n] */
-};
 
 /* The block at (m0, n0) of p into out[m][n] (each output it writes counted in written):
  * 'wide' emulates the 16-bit products as tkh_mfma_f16_wide makes them, by four 16 x 16 x 4
@@ -65,16 +63,10 @@ template <int S> static void block(const product &p, int64_t m0, int64_t n0, boo
     typedef tkh_mfma_tile<S> T;
     typedef typename carrier<S>::e E;
     typedef typename carrier<S>::f F;
-    /* the operands in memory as the kernel reads them: K-major (k contiguous) or MN-major */
-    std::vector<E> ga(p.m * p.k), gb(p.k * p.n);
-    const int64_t a_m = p.a_kmajor ? p.k : 1, a_k = p.a_kmajor ? 1 : p.m;
-    const int64_t b_n = p.b_kmajor ? p.k : 1, b_k = p.b_kmajor ? 1 : p.n;
-    for (int64_t i = 0; i < p.m; ++i)
-        for (int64_t q = 0; q < p.k; ++q)
-            ga[i * a_m + q * a_k] = (E)p.a[i * p.k + q];
-    for (int64_t q = 0; q < p.k; ++q)
-        for (int64_t j = 0; j < p.n; ++j)
-            gb[j * b_n + q * b_k] = (E)p.b[q * p.n + j];
+    std::vector<E> ga, gb;
+    lay_out(p, ga, gb);
+    const strides st = strides_of(p);
+    const int64_t a_m = st.a_m, a_k = st.a_k, b_n = st.b_n, b_k = st.b_k;
     std::vector<int64_t> acc(256 * 4 * 4 * 4, 0); /* [tid][i][j][e] */
     std::vector<E> la(T::tile), lb(T::tile);
     std::vector<F> fa(256 * T::steps * 4), fb(256 * T::steps * 4); /* [tid][s][i] */
@@ -141,38 +133,20 @@ template <int S> static void block(const product &p, int64_t m0, int64_t n0, boo
                 }
 }
 
-/* Every block of a product of m x n x k in the given layouts, against the triple loop. */
-template <int S> static void check(int64_t m, int64_t n, int64_t k, bool a_kmajor, bool b_kmajor, bool wide)
-{
-    product p = { m, n, k, a_kmajor, b_kmajor, std::vector<int64_t>(m * k), std::vector<int64_t>(k * n) };
-    uint64_t state = 0x9E3779B97F4A7C15u * (uint64_t)(S + 16 * a_kmajor + 32 * b_kmajor + 64 * wide);
-    for (int64_t &x : p.a)
-        x = (int64_t)((state = state * 6364136223846793005u + 1442695040888963407u) >> 61) - 3; /* -3 to 4 */
-    for (int64_t &x : p.b)
-        x = (int64_t)((state = state * 6364136223846793005u + 1442695040888963407u) >> 61) - 3;
-    std::vector<int64_t> out(m * n, 0);
-    std::vector<int> written(m * n, 0);
-    for (int64_t m0 = 0; m0 < m; m0 += tkh_mfma_tile<S>::rows)
-        for (int64_t n0 = 0; n0 < n; n0 += tkh_mfma_tile<S>::rows)
-            block<S>(p, m0, n0, wide, out, written);
-    for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-            int64_t want = 0;
-            for (int64_t q = 0; q < k; ++q)
-                want += p.a[i * k + q] * p.b[q * n + j];
-            if (written[i * n + j] != 1 || out[i * n + j] != want)
-                fail_msg("S %d, a %s, b %s%s: output (%lld, %lld) written %d times, %lld, expected %lld", S,
-                    a_kmajor ? "K-major" : "MN-major", b_kmajor ? "K-major" : "MN-major", wide ? ", wide" : "",
-                    (long long)i, (long long)j, written[i * n + j], (long long)out[i * n + j], (long long)want);
-        }
-}
-
 /* 208 x 176: a full tile and tiles cut at m 80 and n 48; k two stages and a quarter (whole
  * chunks of every size, as the launcher requires). */
 template <int S> static void every_layout(bool wide)
 {
     for (int layout = 0; layout < 4; ++layout)
-        check<S>(208, 176, 2 * tkh_mfma_tile<S>::kt + tkh_mfma_tile<S>::chunk, layout & 2, layout & 1, wide);
+    {
+        char what[32];
+        snprintf(what, sizeof what, "S %d%s", S, wide ? ", wide" : "");
+        check_blocks(208, 176, 2 * tkh_mfma_tile<S>::kt + tkh_mfma_tile<S>::chunk, layout & 2, layout & 1,
+            S + 16 * (layout >> 1) + 32 * (layout & 1) + 64 * wide, tkh_mfma_tile<S>::rows, tkh_mfma_tile<S>::rows,
+            what, [wide](const product &p, int64_t m0, int64_t n0, std::vector<int64_t> &out, std::vector<int> &written) {
+                block<S>(p, m0, n0, wide, out, written);
+            });
+    }
 }
 
 static void i8_tiles(void **state)

@@ -26,16 +26,12 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "tile_emulation.h"
+
 typedef tkh_wg_tile T;
 
 /* The shared memory of one stage, at a 1024-aligned address that is not 0, as the kernel's. */
 static const unsigned smem_base = 3 * 1024;
-
-struct product {
-    int64_t m, n, k;
-    bool a_kmajor, b_kmajor;
-    std::vector<int64_t> a, b; /* a[m][k], b[k][n] */
-};
 
 static int16_t element(const std::vector<unsigned char> &smem, unsigned address)
 {
@@ -61,16 +57,10 @@ static unsigned operand_address(uint64_t desc, bool tnsp, unsigned x, unsigned k
 /* The block at (m0, n0) of p into out[m][n] (each output it writes counted in written). */
 static void block(const product &p, int64_t m0, int64_t n0, std::vector<int64_t> &out, std::vector<int> &written)
 {
-    /* the operands in memory as the kernel reads them: K-major (k contiguous) or MN-major */
-    std::vector<int16_t> ga(p.m * p.k), gb(p.k * p.n);
-    const int64_t a_m = p.a_kmajor ? p.k : 1, a_k = p.a_kmajor ? 1 : p.m;
-    const int64_t b_n = p.b_kmajor ? p.k : 1, b_k = p.b_kmajor ? 1 : p.n;
-    for (int64_t i = 0; i < p.m; ++i)
-        for (int64_t q = 0; q < p.k; ++q)
-            ga[i * a_m + q * a_k] = (int16_t)p.a[i * p.k + q];
-    for (int64_t q = 0; q < p.k; ++q)
-        for (int64_t j = 0; j < p.n; ++j)
-            gb[j * b_n + q * b_k] = (int16_t)p.b[q * p.n + j];
+    std::vector<int16_t> ga, gb;
+    lay_out(p, ga, gb);
+    const strides st = strides_of(p);
+    const int64_t a_m = st.a_m, a_k = st.a_k, b_n = st.b_n, b_k = st.b_k;
     std::vector<int64_t> acc(256 * T::accs, 0); /* [tid][v] */
     std::vector<unsigned char> smem(T::stage);
     for (int64_t k0 = 0; k0 < p.k; k0 += T::bk) {
@@ -129,39 +119,14 @@ static void block(const product &p, int64_t m0, int64_t n0, std::vector<int64_t>
         }
 }
 
-/* Every block of a product of m x n x k in the given layouts, against the triple loop. */
-static void check(int64_t m, int64_t n, int64_t k, bool a_kmajor, bool b_kmajor)
-{
-    product p = { m, n, k, a_kmajor, b_kmajor, std::vector<int64_t>(m * k), std::vector<int64_t>(k * n) };
-    uint64_t state = 0x9E3779B97F4A7C15u * (uint64_t)(1 + 2 * a_kmajor + 4 * b_kmajor);
-    for (int64_t &x : p.a)
-        x = (int64_t)((state = state * 6364136223846793005u + 1442695040888963407u) >> 61) - 3; /* -3 to 4 */
-    for (int64_t &x : p.b)
-        x = (int64_t)((state = state * 6364136223846793005u + 1442695040888963407u) >> 61) - 3;
-    std::vector<int64_t> out(m * n, 0);
-    std::vector<int> written(m * n, 0);
-    for (int64_t m0 = 0; m0 < m; m0 += T::bm)
-        for (int64_t n0 = 0; n0 < n; n0 += T::bn)
-            block(p, m0, n0, out, written);
-    for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-            int64_t want = 0;
-            for (int64_t q = 0; q < k; ++q)
-                want += p.a[i * k + q] * p.b[q * n + j];
-            if (written[i * n + j] != 1 || out[i * n + j] != want)
-                fail_msg("a %s, b %s: output (%lld, %lld) written %d times, %lld, expected %lld",
-                    a_kmajor ? "K-major" : "MN-major", b_kmajor ? "K-major" : "MN-major", (long long)i, (long long)j,
-                    written[i * n + j], (long long)out[i * n + j], (long long)want);
-        }
-}
-
 /* 208 x 304: a full tile and tiles cut at m 80 and n 48; k two stages and 8 (whole chunks, as the
  * launcher requires). */
 static void every_layout(void **state)
 {
     (void)state;
     for (int layout = 0; layout < 4; ++layout)
-        check(208, 304, 2 * T::bk + 8, layout & 2, layout & 1);
+        check_blocks(208, 304, 2 * T::bk + 8, layout & 2, layout & 1,
+            1 + 2 * (layout >> 1) + 4 * (layout & 1), T::bm, T::bn, "wgmma", block);
 }
 
 /* The descriptors' fields as the kernel sets them, against the layouts' documented strides. */
