@@ -225,15 +225,15 @@ static void every_product_over_tensors(void **state)
         product_case(kernel, "[3, 1, 37, 20] @ [2, 20, 45]: batches broadcast", 4, a4, NULL, 3, b3, NULL, 1, &s);
         product_case(kernel, "1-D a [129] @ [129, 53]", 1, row, NULL, 2, B(129, 53), NULL, 1, &s);
         product_case(kernel, "[37, 129] @ 1-D b [129]", 2, a37, NULL, 1, row, NULL, 0, &s);
-        const int64_t a0[2] = { 5, 0 }, along[2] = { 8, 4099 }, tall[2] = { 4100, 1100 };
+        const int64_t a0[2] = { 5, 0 }, along[2] = { 24, 4099 }, tall[2] = { 4100, 1100 };
         product_case(kernel, "k = 0: the empty sums, a bias", 2, a0, NULL, 2, B(0, 7), NULL, 1, &s);
-        product_case(kernel, "[8, 4099] @ [4099, 9]: a long k", 2, along, NULL, 2, B(4099, 9), NULL, 1, &s);
+        product_case(kernel, "[24, 4099] @ [4099, 9]: a long k", 2, along, NULL, 2, B(4099, 9), NULL, 1, &s);
         product_case(kernel, "[4100, 1100] @ [1100, 64]: a in pieces", 2, tall, NULL, 2, B(1100, 64), NULL, 1, &s);
         /* whole 16-byte chunks along k (and along m or n where those are contiguous), of every
          * element size: on NVIDIA sm_80 and later the 16-bit, i8 and f64 products run on the
          * matrix instructions, with each operand K-major or MN-major as it lies */
         const int64_t a144[2] = { 144, 272 }, a144_t[2] = { 1, 144 }, a5[4] = { 2, 3, 80, 64 };
-        const int64_t bt208[2] = { 1, kernel->b_nk ? 208 : 272 }, long8[2] = { 16, 8200 };
+        const int64_t bt208[2] = { 1, kernel->b_nk ? 208 : 272 }, long8[2] = { 32, 8200 };
         const int64_t b48[3] = { 3, kernel->b_nk ? 48 : 64, kernel->b_nk ? 64 : 48 };
         product_case(kernel, "[144, 272] @ [272, 208], a bias: whole chunks", 2, a144, NULL, 2, B(272, 208), NULL, 1, &s);
         product_case(kernel, "[144, 272] @ [272, 208]: whole chunks, transposed views", 2, a144, a144_t, 2, B(272, 208),
@@ -243,7 +243,7 @@ static void every_product_over_tensors(void **state)
         product_case(kernel, "[144, 272] @ [272, 208]: whole chunks, b transposed view", 2, a144, NULL, 2, B(272, 208),
             bt208, 1, &s);
         product_case(kernel, "[2, 3, 80, 64] @ [3, 64, 48]: whole chunks, batched", 4, a5, NULL, 3, b48, NULL, 1, &s);
-        product_case(kernel, "[16, 8200] @ [8200, 24]: whole chunks of 8 elements, a long k", 2, long8, NULL, 2,
+        product_case(kernel, "[32, 8200] @ [8200, 24]: whole chunks of 8 elements, a long k", 2, long8, NULL, 2,
             B(8200, 24), NULL, 1, &s);
         runs += 14;
     }
