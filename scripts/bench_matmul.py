@@ -8,6 +8,11 @@ cost: checked_call_seconds / the device median - 1). f32 with TF32 off on both s
 JSON, and a Markdown table on stderr. Usage:
     python3 scripts/bench_matmul.py build/tools/tokitai-hip [--reps 20] [--sizes 4096,8192]
         [--types f64,f32,bf16,f16,i8] [--ops matmul,linear_gelu] [--oracle projected|sampled:1000|off] > matmul.json
+    python3 scripts/bench_matmul.py build/tools/tokitai-hip --small-m --ops linear,linear_gelu --types bf16,f16
+        [--copy-rate 4.1e12] > small_m.json
+(--small-m: m = 1 and 16 against (n, k) = (4096, 4096), (14336, 4096), (4096, 14336), the
+shapes of inference, where the time is reading the weight: bytes moved (a, b, the bias, the
+output) per second, and their share of the device's copy rate, 4.1 TB/s on the H200)
     /usr/bin/python3 scripts/bench_matmul.py --plot matmul.json docs/performance_matmul.png
 (the plot needs Debian's python3-matplotlib, not torch).
 """
@@ -84,6 +89,40 @@ def ours(tool, op, type_, m, n, k, reps, oracle):
     return results[0] if results else {"error": (run.stderr + run.stdout).strip()}
 
 
+def small_m(args):
+    """The small-m shapes: bytes moved per second, ours and torch's, against the copy rate."""
+    import torch
+    sizes = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1}
+    rows = []
+    for m in (1, 16):
+        for n, k in ((4096, 4096), (14336, 4096), (4096, 14336)):
+            for op in args.ops.split(","):
+                for type_ in args.types.split(","):
+                    if type_ == "i8" and op != "matmul":
+                        continue
+                    mine = ours(args.tool, op, type_, m, n, k, args.reps, args.oracle)
+                    theirs, what = torch_case(op, type_, m, n, k, args.reps)
+                    out = 4 if type_ == "i8" else sizes[type_]
+                    moved = (n * k + m * k + (n if op.startswith("linear") else 0)) * sizes[type_] + m * n * out
+                    row = {"op": op, "type": type_, "m": m, "n": n, "k": k, "torch": what, "bytes": moved,
+                           "torch_seconds": theirs, "torch_gbs": moved / theirs * 1e-9, "ours": mine}
+                    if "device_seconds" in mine:
+                        t = mine["device_seconds"]["median"]
+                        row["ours_gbs"] = moved / t * 1e-9
+                        row["of_copy_rate"] = moved / t / args.copy_rate
+                        row["ratio"] = theirs / t
+                    rows.append(row)
+                    torch.cuda.empty_cache()
+    json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "copy_rate": args.copy_rate,
+               "results": rows}, sys.stdout, indent=1)
+    print("| op | type | m x n x k | ours GB/s | of the copy rate | torch GB/s | ours / torch |", file=sys.stderr)
+    print("| --- | --- | --- | --- | --- | --- | --- |", file=sys.stderr)
+    for r in rows:
+        print(f"| {r['op']} | {r['type']} | {r['m']} x {r['n']} x {r['k']} | {r.get('ours_gbs', float('nan')):.0f} | "
+              f"{r.get('of_copy_rate', float('nan')):.3f} | {r['torch_gbs']:.0f} | {r.get('ratio', float('nan')):.3f} |",
+              file=sys.stderr)
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--plot":
         plot(sys.argv[2], sys.argv[3])
@@ -96,10 +135,14 @@ def main():
     p.add_argument("--types", default="f64,f32,bf16,f16,i8")
     p.add_argument("--ops", default="matmul")
     p.add_argument("--oracle", default="projected")
+    p.add_argument("--small-m", action="store_true")
+    p.add_argument("--copy-rate", type=float, default=4.1e12)
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     rows = []
+    if args.small_m:
+        return small_m(args)
     for size in map(int, args.sizes.split(",")):
         for op in args.ops.split(","):
             for type_ in args.types.split(","):

@@ -1,10 +1,10 @@
 /* $(do_not_edit) */
 /* $(k.op.name) over $(k.label): out[..., m, n] = epilogue(sum over k of a[..., m, k] * b$(k.b_layout == "nk" and "[..., n, k]" or "[..., k, n]"))
  * over a plan (tokitai_hip/codegen/plan.h): dimension 0 is k (reduced), 1 is n, 2 is m, the
- * rest the batch, each array at its own strides (0 where it does not step). Two kernels:
- * tiles of fused multiply-adds for any layout and target, and where the type and the
- * target have them, tiles of matrix instructions for operands in whole 16-byte chunks
- * (the launcher picks; docs/matmul.md). The accumulation is a
+ * rest the batch, each array at its own strides (0 where it does not step). Kernels:
+ * tiles of fused multiply-adds for any layout and target, where the type and the target
+ * have them tiles of matrix instructions for operands in whole 16-byte chunks, and for at
+ * most 16 rows the small-m kernel (the launcher picks; docs/matmul.md). The accumulation is a
  * chain of $(k.type.domain == "float" and "fused multiply-adds in " .. k.acc.name or "wrapping " .. k.acc.name .. " multiply-adds") along k per output,
  * then the epilogue ($(k.epilogue)) in $(k.acc.name), stored as $(k.out_type.name). docs/matmul.md. */
 #include "tokitai_hip/codegen/hip_platform.h"

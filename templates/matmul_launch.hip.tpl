@@ -2,8 +2,9 @@
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
 @ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma, wgmma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma, L.wgmma
 /* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
- * of 256 threads: the matrix-instruction kernel where it fits (on NVIDIA wgmma where the device
- * runs sm_90a code, else mma.sync; MFMA on a gfx90a), else the FMA tiles. */
+ * of 256 threads: the small-m kernel for at most 16 rows, else the matrix-instruction kernel
+ * where it fits (on NVIDIA wgmma where the device runs sm_90a code, else mma.sync; MFMA on a
+ * gfx90a), else the FMA tiles. */
 extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
@@ -11,6 +12,9 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
     (void)scratch;
     if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
         return (int)hipErrorInvalidValue;
+    const int small = $(k.symbol)_small_m(inputs, plan, stream, $(table.concat(args, ", ")));
+    if (small >= 0)
+        return small;
 @ if mma then
     int a_kmajor = 0, b_kmajor = 0;
     if ($(k.symbol)_mma_fits(inputs, plan, &a_kmajor, &b_kmajor)) {

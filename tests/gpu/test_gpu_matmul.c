@@ -226,15 +226,15 @@ static void every_product_over_tensors(void **state)
         product_case(kernel, "[3, 1, 37, 20] @ [2, 20, 45]: batches broadcast", 4, a4, NULL, 3, b3, NULL, 1, &s);
         product_case(kernel, "1-D a [129] @ [129, 53]", 1, row, NULL, 2, B(129, 53), NULL, 1, &s);
         product_case(kernel, "[37, 129] @ 1-D b [129]", 2, a37, NULL, 1, row, NULL, 0, &s);
-        const int64_t a0[2] = { 5, 0 }, along[2] = { 8, 4099 }, tall[2] = { 4100, 1100 };
+        const int64_t a0[2] = { 5, 0 }, along[2] = { 24, 4099 }, tall[2] = { 4100, 1100 };
         product_case(kernel, "k = 0: the empty sums, a bias", 2, a0, NULL, 2, B(0, 7), NULL, 1, &s);
-        product_case(kernel, "[8, 4099] @ [4099, 9]: a long k", 2, along, NULL, 2, B(4099, 9), NULL, 1, &s);
+        product_case(kernel, "[24, 4099] @ [4099, 9]: a long k", 2, along, NULL, 2, B(4099, 9), NULL, 1, &s);
         product_case(kernel, "[4100, 1100] @ [1100, 64]: a in pieces", 2, tall, NULL, 2, B(1100, 64), NULL, 1, &s);
         /* whole 16-byte chunks along k (and along m or n where those are contiguous), of every
          * element size: on NVIDIA sm_80 and later the 16-bit, i8 and f64 products run on the
          * matrix instructions, with each operand K-major or MN-major as it lies */
         const int64_t a144[2] = { 144, 272 }, a144_t[2] = { 1, 144 }, a5[4] = { 2, 3, 80, 64 };
-        const int64_t bt208[2] = { 1, kernel->b_nk ? 208 : 272 }, long8[2] = { 16, 8200 };
+        const int64_t bt208[2] = { 1, kernel->b_nk ? 208 : 272 }, long8[2] = { 32, 8200 };
         const int64_t b48[3] = { 3, kernel->b_nk ? 48 : 64, kernel->b_nk ? 64 : 48 };
         product_case(kernel, "[144, 272] @ [272, 208], a bias: whole chunks", 2, a144, NULL, 2, B(272, 208), NULL, 1, &s);
         product_case(kernel, "[144, 272] @ [272, 208]: whole chunks, transposed views", 2, a144, a144_t, 2, B(272, 208),
@@ -244,11 +244,59 @@ static void every_product_over_tensors(void **state)
         product_case(kernel, "[144, 272] @ [272, 208]: whole chunks, b transposed view", 2, a144, NULL, 2, B(272, 208),
             bt208, 1, &s);
         product_case(kernel, "[2, 3, 80, 64] @ [3, 64, 48]: whole chunks, batched", 4, a5, NULL, 3, b48, NULL, 1, &s);
-        product_case(kernel, "[16, 8200] @ [8200, 24]: whole chunks of 8 elements, a long k", 2, long8, NULL, 2,
+        product_case(kernel, "[32, 8200] @ [8200, 24]: whole chunks of 8 elements, a long k", 2, long8, NULL, 2,
             B(8200, 24), NULL, 1, &s);
         runs += 14;
     }
     printf("%zu tensor calls of %zu matrix products passed\n", runs, kernels);
+}
+
+/* The small-m kernel (at most 16 rows, docs/matmul.md) and the threshold's edge (17 rows:
+ * the tiles): m = 1, 2, 16 and 17, k odd (elements one by one) and in whole 16-byte chunks
+ * (vectors), n not a whole number of a block's columns, b as the op lays it and its
+ * transposed view (K-major and MN-major), rows of a and of b padded off the chunks (the
+ * element-by-element fallback), batches whose b is the same for every batch (their rows
+ * folded: 6, and 20 in two groups) and batches of b, a 1-D a. */
+static void small_m_products(void **state)
+{
+    (void)state;
+    const tkh_registry *reg = tkh_registry_core();
+    uint64_t s = seed;
+    size_t runs = 0;
+    for (size_t i = 0; i < reg->count; ++i) {
+        const tkh_kernel_info *kernel = reg->kernels[i];
+        if (strcmp(kernel->shape, "matmul") != 0)
+            continue;
+        const int64_t n = 300, ms[4] = { 1, 2, 16, 17 }, ks[2] = { 257, 512 };
+        char what[160];
+        for (int x = 0; x < 4; ++x)
+            for (int y = 0; y < 2; ++y) {
+                const int64_t m = ms[x], depth = ks[y], sa[2] = { m, depth }, pad_a[2] = { depth + 1, 1 };
+                const int64_t bt[2] = { 1, kernel->b_nk ? n : depth }, pad_b[2] = { kernel->b_nk ? depth + 1 : n + 1, 1 };
+                snprintf(what, sizeof what, "small m: [%" PRId64 ", %" PRId64 "] @ [%" PRId64 ", %" PRId64 "], a bias",
+                    m, depth, depth, n);
+                product_case(kernel, what, 2, sa, NULL, 2, B(depth, n), NULL, 1, &s);
+                snprintf(what, sizeof what, "small m: [%" PRId64 ", %" PRId64 "] @ [%" PRId64 ", %" PRId64 "], b "
+                    "transposed view", m, depth, depth, n);
+                product_case(kernel, what, 2, sa, NULL, 2, B(depth, n), bt, 1, &s);
+                snprintf(what, sizeof what, "small m: [%" PRId64 ", %" PRId64 "] @ [%" PRId64 ", %" PRId64 "], b's "
+                    "rows padded", m, depth, depth, n);
+                product_case(kernel, what, 2, sa, NULL, 2, B(depth, n), pad_b, 0, &s);
+                snprintf(what, sizeof what, "small m: [%" PRId64 ", %" PRId64 "] @ [%" PRId64 ", %" PRId64 "], a's "
+                    "rows padded", m, depth, depth, n);
+                product_case(kernel, what, 2, sa, pad_a, 2, B(depth, n), NULL, 1, &s);
+                runs += 4;
+            }
+        const int64_t depth = 512, row[1] = { 512 }, a6[3] = { 3, 2, 512 }, a20[3] = { 5, 4, 512 };
+        const int64_t b3[3] = { 3, kernel->b_nk ? n : depth, kernel->b_nk ? depth : n };
+        product_case(kernel, "small m: 1-D a [512] @ [512, 300]", 1, row, NULL, 2, B(depth, n), NULL, 1, &s);
+        product_case(kernel, "small m: [3, 2, 512] @ [512, 300]: 6 rows folded", 3, a6, NULL, 2, B(depth, n), NULL, 1, &s);
+        product_case(kernel, "small m: [5, 4, 512] @ [512, 300]: 20 rows folded, two groups", 3, a20, NULL, 2,
+            B(depth, n), NULL, 1, &s);
+        product_case(kernel, "small m: [3, 2, 512] @ [3, 512, 300]: batches of b", 3, a6, NULL, 3, b3, NULL, 1, &s);
+        runs += 4;
+    }
+    printf("%zu small-m tensor calls passed\n", runs);
 }
 
 /* The projected check catches what it claims on the real kernels: one output of each
@@ -450,6 +498,7 @@ int main(void)
         return start;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_product_over_tensors),
+        cmocka_unit_test(small_m_products),
         cmocka_unit_test(corruption_and_device_path),
         cmocka_unit_test(projection_detection),
         cmocka_unit_test(projection_on_device),

@@ -150,7 +150,7 @@ end
 
 -- A product's kernel source: these templates one after another, each over the same values.
 M.kernel_templates = { "matmul.hip.tpl", "matmul_mma.hip.tpl", "matmul_projection.hip.tpl", "matmul_mfma.hip.tpl",
-  "matmul_wgmma.hip.tpl", "matmul_launch.hip.tpl" }
+  "matmul_wgmma.hip.tpl", "matmul_small_m.hip.tpl", "matmul_launch.hip.tpl" }
 
 -- The names those templates share (templates/matmul*.hip.tpl): the element and output
 -- types, the accumulator as the kernel holds it (integers in their unsigned type, which

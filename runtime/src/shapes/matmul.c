@@ -245,7 +245,8 @@ static void describe(const tkhi_call *c, tkh_report *report)
 
 static const char *layout(const tkhi_call *c)
 {
-    (void)c;
+    if (c->plan.size[M_DIM] >= 1 && c->plan.size[M_DIM] <= 16) /* the launcher's small-m threshold */
+        return ", the small-m kernel (at most 16 rows: a block a few columns over the whole of k)";
     return ", FMA tiles of 128 x 128 outputs (or mma.sync tiles of 128 x 256)";
 }
 
