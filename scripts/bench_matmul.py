@@ -13,6 +13,11 @@ JSON, and a Markdown table on stderr. Usage:
 (--small-m: m = 1 and 16 against (n, k) = (4096, 4096), (14336, 4096), (4096, 14336), the
 shapes of inference, where the time is reading the weight: bytes moved (a, b, the bias, the
 output) per second, and their share of the device's copy rate, 4.1 TB/s on the H200)
+    python3 scripts/bench_matmul.py build/tools/tokitai-hip --layers --types bf16,f16 > layers.json
+(--layers: issue #35's shapes of transformer layers: linear (with its bias, on both sides) at m =
+128, 2048 and 8192 against (n, k) = (4096, 4096), (14336, 4096), (4096, 14336); linear_gelu
+against torch's gelu(F.linear(x, w, b)) at m = 2048 and 8192, (n, k) = (14336, 4096); the batched
+[256, 512, 64] @ [256, 64, 512]; TFLOP/s)
     /usr/bin/python3 scripts/bench_matmul.py --plot matmul.json docs/performance_matmul.png
 (the plot needs Debian's python3-matplotlib, not torch).
 """
@@ -59,7 +64,7 @@ def torch_seconds(fn, reps):
     return statistics.median(times)
 
 
-def torch_case(op, type_, m, n, k, reps):
+def torch_case(op, type_, m, n, k, reps, batch=()):
     import torch
     dt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "f64": torch.float64,
           "i8": torch.int8}[type_]
@@ -67,9 +72,9 @@ def torch_case(op, type_, m, n, k, reps):
         a = torch.randint(-128, 128, (m, k), dtype=dt, device="cuda")
         b = torch.randint(-128, 128, (k, n), dtype=dt, device="cuda")
         return torch_seconds(lambda: torch._int_mm(a, b), reps), "torch._int_mm"
-    a = torch.rand(m, k, dtype=dt, device="cuda") * 2 - 1
+    a = torch.rand(*batch, m, k, dtype=dt, device="cuda") * 2 - 1
     if op == "matmul":
-        b = torch.rand(k, n, dtype=dt, device="cuda") * 2 - 1
+        b = torch.rand(*batch, k, n, dtype=dt, device="cuda") * 2 - 1
         return torch_seconds(lambda: torch.matmul(a, b), reps), "torch.matmul"
     w = torch.rand(n, k, dtype=dt, device="cuda") * 2 - 1
     bias = torch.rand(n, dtype=dt, device="cuda")
@@ -79,9 +84,10 @@ def torch_case(op, type_, m, n, k, reps):
     return torch_seconds(lambda: act(F.linear(a, w, bias)), reps), "F.linear + activation"
 
 
-def ours(tool, op, type_, m, n, k, reps, oracle):
-    b_shape = f"{n},{k}" if op.startswith("linear") else f"{k},{n}"
-    cmd = [tool, "bench", op, type_, "--shape", f"{m},{k}", "--shape", b_shape, "--reps", str(reps)]
+def ours(tool, op, type_, m, n, k, reps, oracle, batch=()):
+    lead = "".join(f"{d}," for d in batch)
+    b_shape = f"{n},{k}" if op.startswith("linear") else f"{lead}{k},{n}"
+    cmd = [tool, "bench", op, type_, "--shape", f"{lead}{m},{k}", "--shape", b_shape, "--reps", str(reps)]
     if oracle:
         cmd += ["--oracle", oracle]
     run = subprocess.run(cmd, capture_output=True, text=True)
@@ -123,6 +129,35 @@ def small_m(args):
               file=sys.stderr)
 
 
+def layers(args):
+    """Issue #35's shapes of transformer layers, TFLOP/s, ours and torch's."""
+    import torch
+    cases = [("linear", m, n, k, ()) for m in (128, 2048, 8192)
+             for n, k in ((4096, 4096), (14336, 4096), (4096, 14336))]
+    cases += [("linear_gelu", m, 14336, 4096, ()) for m in (2048, 8192)] + [("matmul", 512, 512, 64, (256,))]
+    rows = []
+    for op, m, n, k, batch in cases:
+        for type_ in args.types.split(","):
+            mine = ours(args.tool, op, type_, m, n, k, args.reps, args.oracle, batch)
+            theirs, what = torch_case(op, type_, m, n, k, args.reps, batch)
+            flops = 2.0 * m * n * k * (batch[0] if batch else 1)
+            row = {"op": op, "type": type_, "batch": list(batch), "m": m, "n": n, "k": k, "torch": what,
+                   "torch_tflops": flops / theirs * 1e-12, "ours": mine}
+            if "device_seconds" in mine:
+                row["ours_tflops"] = flops / mine["device_seconds"]["median"] * 1e-12
+                row["ratio"] = theirs / mine["device_seconds"]["median"]
+            rows.append(row)
+            torch.cuda.empty_cache()
+    json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "results": rows},
+              sys.stdout, indent=1)
+    print("| op | type | batch x m x n x k | ours TFLOP/s | torch TFLOP/s | ours / torch |", file=sys.stderr)
+    print("| --- | --- | --- | --- | --- | --- |", file=sys.stderr)
+    for r in rows:
+        size = "x".join(map(str, r["batch"] + [r["m"], r["n"], r["k"]]))
+        print(f"| {r['op']} | {r['type']} | {size} | {r.get('ours_tflops', float('nan')):.1f} | "
+              f"{r['torch_tflops']:.1f} | {r.get('ratio', float('nan')):.3f} |", file=sys.stderr)
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--plot":
         plot(sys.argv[2], sys.argv[3])
@@ -136,6 +171,7 @@ def main():
     p.add_argument("--ops", default="matmul")
     p.add_argument("--oracle", default="projected")
     p.add_argument("--small-m", action="store_true")
+    p.add_argument("--layers", action="store_true")
     p.add_argument("--copy-rate", type=float, default=4.1e12)
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -143,6 +179,8 @@ def main():
     rows = []
     if args.small_m:
         return small_m(args)
+    if args.layers:
+        return layers(args)
     for size in map(int, args.sizes.split(",")):
         for op in args.ops.split(","):
             for type_ in args.types.split(","):
