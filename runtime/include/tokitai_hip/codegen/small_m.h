@@ -15,24 +15,6 @@
 #define TKH_SMALL_FN __host__ __device__ __forceinline__
 #else
 #define TKH_SMALL_FN static inline
-/* The reduce-scatter itself over lane bits 16 >> s for s in [S, BITS) (device code): a
- * template a step, so that every index into v is a constant and v stays in registers. */
-#if defined(__HIPCC__) || defined(__CUDACC__)
-#include "tokitai_hip/codegen/thread_group.h"
-
-template <int S, int BITS, typename R, int P> __device__ __forceinline__ void tkh_small_reduce(R (&v)[P], unsigned lane)
-{
-    if constexpr (S < BITS) {
-        constexpr int c = P >> S > 1 ? P >> S : 1;
-        const bool up = (lane & tkh_small_mask(S)) != 0;
-#pragma unroll
-        for (int j = 0; j < (c > 1 ? c / 2 : 1); ++j)
-            tkh_small_in(v, j, c, up, tkh_lane_xor(c > 1 ? tkh_small_out(v, j, c, up) : v[j], tkh_small_mask(S)));
-        tkh_small_reduce<S + 1, BITS>(v, lane);
-    }
-}
-#endif
-
 #endif
 
 /* Threads a block, groups of 32 lanes. */
