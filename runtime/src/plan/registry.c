@@ -38,9 +38,11 @@ static int feature_conflicts(const char *feature, size_t len, const char *device
 static int target_admits(const char *target, const char *arch)
 {
     size_t proc_len = strcspn(target, ":");
-    /* NVIDIA's architecture-specific code (sm_90a: wgmma, TMA) runs on that chip alone */
+    /* NVIDIA's architecture-specific code (sm_90a: wgmma, TMA) runs on that chip alone (which
+     * the device query names sm_90); the target's own name is admitted too, as every target's is */
     if (strncmp(target, "sm_", 3) == 0 && proc_len > 3 && target[proc_len - 1] == 'a')
-        return strncmp(target, arch, proc_len - 1) == 0 && arch[proc_len - 1] == '\0';
+        return strcmp(target, arch) == 0
+            || (strncmp(target, arch, proc_len - 1) == 0 && arch[proc_len - 1] == '\0');
     if (strncmp(target, arch, proc_len) != 0 || (arch[proc_len] != ':' && arch[proc_len] != '\0'))
         return 0;
     const char *f = target + proc_len;
