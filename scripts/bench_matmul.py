@@ -129,25 +129,31 @@ def small_m(args):
               file=sys.stderr)
 
 
+def rate_row(args, op, type_, m, n, k, batch=()):
+    """One case timed on both sides: TFLOP/s (i8: TOP/s), ours / torch, and the check's share."""
+    import torch
+    mine = ours(args.tool, op, type_, m, n, k, args.reps, args.oracle, batch)
+    theirs, what = torch_case(op, type_, m, n, k, args.reps, batch)
+    flops = 2.0 * m * n * k * (batch[0] if batch else 1)
+    row = {"op": op, "type": type_, "batch": list(batch), "m": m, "n": n, "k": k, "torch": what,
+           "torch_seconds": theirs, "torch_tflops": flops / theirs * 1e-12, "ours": mine}
+    if "device_seconds" in mine:
+        row["ours_tflops"] = flops / mine["device_seconds"]["median"] * 1e-12
+        row["ratio"] = theirs / mine["device_seconds"]["median"]
+    if "checked_call_seconds" in mine:  # the check's cost beside the product's device time
+        row["check_share"] = mine["checked_call_seconds"] / mine["device_seconds"]["median"] - 1
+    torch.cuda.empty_cache()
+    return row
+
+
 def layers(args):
     """Issue #35's shapes of transformer layers, TFLOP/s, ours and torch's."""
     import torch
     cases = [("linear", m, n, k, ()) for m in (128, 2048, 8192)
              for n, k in ((4096, 4096), (14336, 4096), (4096, 14336))]
     cases += [("linear_gelu", m, 14336, 4096, ()) for m in (2048, 8192)] + [("matmul", 512, 512, 64, (256,))]
-    rows = []
-    for op, m, n, k, batch in cases:
-        for type_ in args.types.split(","):
-            mine = ours(args.tool, op, type_, m, n, k, args.reps, args.oracle, batch)
-            theirs, what = torch_case(op, type_, m, n, k, args.reps, batch)
-            flops = 2.0 * m * n * k * (batch[0] if batch else 1)
-            row = {"op": op, "type": type_, "batch": list(batch), "m": m, "n": n, "k": k, "torch": what,
-                   "torch_tflops": flops / theirs * 1e-12, "ours": mine}
-            if "device_seconds" in mine:
-                row["ours_tflops"] = flops / mine["device_seconds"]["median"] * 1e-12
-                row["ratio"] = theirs / mine["device_seconds"]["median"]
-            rows.append(row)
-            torch.cuda.empty_cache()
+    rows = [rate_row(args, op, type_, m, n, k, batch) for op, m, n, k, batch in cases
+            for type_ in args.types.split(",")]
     json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "results": rows},
               sys.stdout, indent=1)
     print("| op | type | batch x m x n x k | ours TFLOP/s | torch TFLOP/s | ours / torch |", file=sys.stderr)
@@ -186,18 +192,7 @@ def main():
             for type_ in args.types.split(","):
                 if type_ == "i8" and op != "matmul":
                     continue
-                mine = ours(args.tool, op, type_, size, size, size, args.reps, args.oracle)
-                theirs, what = torch_case(op, type_, size, size, size, args.reps)
-                flops = 2.0 * size ** 3
-                row = {"op": op, "type": type_, "m": size, "n": size, "k": size, "torch": what,
-                       "torch_seconds": theirs, "torch_tflops": flops / theirs * 1e-12, "ours": mine}
-                if "device_seconds" in mine:
-                    row["ours_tflops"] = flops / mine["device_seconds"]["median"] * 1e-12
-                    row["ratio"] = theirs / mine["device_seconds"]["median"]
-                if "checked_call_seconds" in mine:  # the check's cost beside the product's device time
-                    row["check_share"] = mine["checked_call_seconds"] / mine["device_seconds"]["median"] - 1
-                rows.append(row)
-                torch.cuda.empty_cache()
+                rows.append(rate_row(args, op, type_, size, size, size))
     json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "results": rows},
               sys.stdout, indent=1)
     print("| op | type | size | ours TFLOP/s | torch TFLOP/s | ours / torch | checked call / device time - 1 |",
