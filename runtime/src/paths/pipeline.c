@@ -3,8 +3,8 @@
  * inputs against the staged outputs: the bytes the device saw and wrote) and puts them
  * into the caller's tensors while it stages piece s into the same slot; then piece s is
  * enqueued; the projected check's block sums are made while the first pieces run (they
- * need the inputs alone). Also what the host path's steps share: failures, timed steps and waits, the
- * test hook. */
+ * need the inputs alone). Also what the host path's steps share: failures, timed steps and
+ * waits, the test hook. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
