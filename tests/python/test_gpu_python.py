@@ -33,7 +33,7 @@ REF = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "min": np.minimum,
        "tanh": np.tanh, "sum": lambda x: x.sum(axis=1), "amax": lambda x: x.max(axis=1),
        "amin": lambda x: x.min(axis=1), "softmax": _softmax, "log_softmax": lambda x: np.log(_softmax(x)),
        "layer_norm": _layer_norm, "rms_norm": lambda x, eps=1e-5: x / np.sqrt((x * x).mean(-1, keepdims=True) + eps),
-       "matmul": np.matmul}
+       "matmul": np.matmul, "linear": lambda x, w: x @ w.T}
 
 
 def inputs(fn, k, shape=(33, 65)):
@@ -44,7 +44,9 @@ def inputs(fn, k, shape=(33, 65)):
         if name in op.optional:
             arrays.append(None)
             continue
-        s = (65, 17) if op.kind == 3 and i == 1 else shape
+        s = shape
+        if op.kind == 3 and i == 1:  # b: [k, n], or [n, k] for linear's weight
+            s = (17, 65) if k.b_nk else (65, 17)
         if t == "bool":
             arrays.append(rng.integers(0, 2, s).astype(np.bool_))
         elif t.startswith(("i", "u")):
@@ -99,7 +101,7 @@ def test_torch_device_path(name, kp):
     for o, h in zip(out if isinstance(out, tuple) else (out,), host if isinstance(host, tuple) else (host,)):
         np.testing.assert_array_equal(o.cpu().numpy(), h)
     torch_ref = {"add": torch.add, "mul": torch.mul, "softmax": lambda x: torch.softmax(x, -1),
-                 "matmul": torch.matmul, "sum": lambda x: x.sum(1)}.get(name)
+                 "matmul": torch.matmul, "linear": torch.nn.functional.linear, "sum": lambda x: x.sum(1)}.get(name)
     if torch_ref is not None and k.outputs[0].type.decode() == "f32":
         torch.testing.assert_close(out, torch_ref(*[t for t in ts if t is not None]), rtol=1e-5, atol=1e-5)
 
