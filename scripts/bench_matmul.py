@@ -118,6 +118,7 @@ def small_m(args):
                         row["of_copy_rate"] = moved / t / args.copy_rate
                         row["ratio"] = theirs / t
                     rows.append(row)
+                    print(json.dumps(row), file=sys.stderr, flush=True)
                     torch.cuda.empty_cache()
     json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "copy_rate": args.copy_rate,
                "results": rows}, sys.stdout, indent=1)
@@ -143,6 +144,7 @@ def rate_row(args, op, type_, m, n, k, batch=()):
     if "checked_call_seconds" in mine:  # the check's cost beside the product's device time
         row["check_share"] = mine["checked_call_seconds"] / mine["device_seconds"]["median"] - 1
     torch.cuda.empty_cache()
+    print(json.dumps(row), file=sys.stderr, flush=True)  # each row as it comes: a cut run keeps its rows
     return row
 
 

@@ -162,6 +162,8 @@ static void product_case(const tkh_kernel_info *k, const char *what, int na, con
 {
     tensor t[4];
     memset(t, 0, sizeof t);
+    if (getenv("TKH_TEST_TRACE")) /* where a slow or hung case is */
+        printf("%s_%s, %s\n", k->op, k->type, what);
     make(&t[0], &k->inputs[0], na, sa, ta, s);
     make(&t[1], &k->inputs[1], nb, sb, tb, s);
     const int64_t m = na > 1 ? sa[na - 2] : 1, depth = sa[na - 1];
