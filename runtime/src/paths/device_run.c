@@ -154,7 +154,7 @@ static tkh_status project_on_device(tkhi_call *c, tkh_context *ctx, tkh_stream s
         return TKH_OK;
     }
     tkhi_evidence(report, "device oracle policy projected: block sums by the projection kernels on the device "
-        "(%s_proj_b, _proj_rows: no code of the product's), every block of every row", c->kernel->symbol);
+        "(%s_proj_b, _proj_ay, _proj_cmp: no code of the product's), every block of every row", c->kernel->symbol);
     const uint32_t ratio_bits = (uint32_t)(j.got.worst >> 32);
     float ratio;
     double threshold;

@@ -357,11 +357,19 @@ size_t tkhi_matmul_project_device(const tkhi_call *c, const tkh_oracle_policy *p
     const tkh_scalar_type *acc = tkh_scalar_type_find(k->accumulator), *out = tkh_scalar_type_find(k->outputs[0].type);
     if (acc == NULL || out == NULL)
         return 0;
-    const int64_t kk = p->size[K_DIM], n = p->size[N_DIM], blocks = (n + BLOCK - 1) / BLOCK;
-    const double entries = (double)(p->count / (n * p->size[M_DIM])) * (double)kk * (double)blocks;
+    const int64_t kk = p->size[K_DIM], n = p->size[N_DIM], m = p->size[M_DIM], batch = p->count / (n * m);
+    const int64_t blocks = (n + BLOCK - 1) / BLOCK;
+    /* the tiles of the kernel that sums a's rows against b's sums (128 rows by 32 blocks),
+     * each split over k into enough pieces of at least 64 that about 512 run */
+    const int64_t tiles = batch * ((m + 127) / 128) * ((blocks + 31) / 32), most = (kk + 63) / 64;
+    int64_t chunks = (512 + tiles - 1) / tiles;
+    chunks = chunks < most ? chunks : most;
+    chunks = chunks > 1 ? chunks : 1;
+    /* b's sums (y and z) for each row of k, and the chunks' partial sums of each output row */
+    const double entries = ((double)batch * (double)kk + (double)chunks * (double)batch * (double)m) * (double)blocks;
     if (entries * 16 > (double)MOST_BYTES)
         return 0;
-    *args = (tkh_projection_args){ .seed = projection_seed(policy), .blocks = blocks,
+    *args = (tkh_projection_args){ .seed = projection_seed(policy), .blocks = blocks, .chunks = chunks,
         .extra = k->arity > 2 && !c->absent[2] };
     comparison_constants(acc, out, args);
     return (size_t)entries * 16;

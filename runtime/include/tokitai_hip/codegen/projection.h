@@ -57,6 +57,8 @@ typedef struct tkh_projection_args {
     uint64_t mask;               /* integers: the outputs' congruence, 2^bits - 1 */
     double u_acc, tiny_acc, u_out, tiny_out; /* floats: as tkh_projection_bound takes them */
     int64_t blocks;              /* blocks of a row: ceil(n / TKH_PROJECTION_BLOCK) */
+    int64_t chunks;              /* the sums over k taken in this many pieces (their partial sums
+                                    added in order): small m still fills the device */
     int extra;                   /* 1: input 2 is given and is added to the sum */
 } tkh_projection_args;
 

@@ -375,11 +375,11 @@ static int tkhk_matmul_i8_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, 
 #undef TKHM_SWIZZLE
 #undef TKHM_SPLACE
 /* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
- * kernels of its own that share no code with the product's: the first sums each row q of
- * b over blocks of TKH_PROJECTION_BLOCK columns by their weights (y, modulo 2^64),
- * a thread a row and block; the second, a thread TKHM_PROJ_ROWS output rows and a block,
- * sums a's rows against them, the block's outputs by the same weights, and compares. */
-#define TKHM_PROJ_ROWS 8 /* output rows a thread of the second kernel, which read b's sums once for them */
+ * kernels of its own that share no code with the product's: _proj_b sums each row q of b
+ * over blocks of TKH_PROJECTION_BLOCK columns by their weights (y, modulo 2^64),
+ * a thread a row and block; _proj_ay sums a's rows against them, in tiles and chunks of k;
+ * _proj_cmp sums each block of outputs by the same weights and compares. */
+#include "tokitai_hip/codegen/thread_group.h"
 
 static __device__ int64_t tkhk_matmul_i8_proj_batch(const tkh_plan &p, int x, int64_t bi)
 {
@@ -413,92 +413,162 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__res
     }
 }
 
-__global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_rows(const int8_t *__restrict__ pa_, const int32_t *__restrict__ po,
-    const tkh_plan p, const tkh_projection_args pa, const uint64_t *__restrict__ y, const double *__restrict__ z,
-    tkh_projection_result *res)
+/* Partial sums of a's rows against the block sums, chunk c of k (a plan's rows of k split
+ * into pa.chunks, so that small m still fills the device): rhs[c][row][blk] = sum over q of
+ * a[row, q] y[q, blk]. A block takes a tile of
+ * TKHM_PROJ_RM rows and TKHM_PROJ_RB column blocks through shared memory, KC of k at a time;
+ * thread (lane l, warp w) holds rows l + 32 i and blocks 4 w + j (i, j < 4), so that a's
+ * reads are one row each lane and the sums' are the same word for the whole warp. */
+#define TKHM_PROJ_RM 128
+#define TKHM_PROJ_RB 32
+#define TKHM_PROJ_KC 16
+__global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_ay(const int8_t *__restrict__ pa_, const tkh_plan p,
+    const tkh_projection_args pa, const uint64_t *__restrict__ y, const double *__restrict__ z, uint64_t *__restrict__ rhs,
+    double *__restrict__ mag)
 {
-    __shared__ unsigned long long s_sum[256], s_first[256], s_worst[256], s_threshold[256];
-    const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], groups = (m + TKHM_PROJ_ROWS - 1) / TKHM_PROJ_ROWS;
-    const int64_t total = p.count / (n * m) * groups * pa.blocks;
-    const unsigned tid = threadIdx.x;
-    for (int64_t t0 = blockIdx.x * (int64_t)blockDim.x; t0 < total; t0 += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t t = t0 + tid, blk = t % pa.blocks, bi = t / pa.blocks / groups;
-        const int64_t i0 = t / pa.blocks % groups * TKHM_PROJ_ROWS, rows = m - i0 < TKHM_PROJ_ROWS ? m - i0 : TKHM_PROJ_ROWS;
-        unsigned long long fail = 0, first = ~0ull, worst = 0, threshold = 0;
-        if (t < total) {
-            const int64_t j0 = blk * TKH_PROJECTION_BLOCK, j1 = j0 + TKH_PROJECTION_BLOCK < n ? j0 + TKH_PROJECTION_BLOCK : n;
-            const int8_t *ar = pa_ + tkhk_matmul_i8_proj_batch(p, 0, bi) + i0 * p.stride[0][2];
-            const int32_t *orow = po + tkhk_matmul_i8_proj_batch(p, 2, bi) + i0 * p.stride[2][2];
-            const size_t e0 = (size_t)(bi * kk) * (size_t)pa.blocks + (size_t)blk;
-            uint64_t rhs[TKHM_PROJ_ROWS] = { 0 };
-            for (int64_t q = 0; q < kk; ++q) {
-                const uint64_t yq = y[e0 + (size_t)q * (size_t)pa.blocks];
+    __shared__ uint32_t s_a[TKHM_PROJ_KC][TKHM_PROJ_RM + 1]; /* + 1: a's rows written along k go to other banks */
+    __shared__ uint32_t s_y[TKHM_PROJ_KC][TKHM_PROJ_RB];
+    const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], batch = p.count / (n * m);
+    const int64_t rtiles = (m + TKHM_PROJ_RM - 1) / TKHM_PROJ_RM, btiles = (pa.blocks + TKHM_PROJ_RB - 1) / TKHM_PROJ_RB;
+    const int64_t span = (kk + pa.chunks - 1) / pa.chunks, total = batch * rtiles * btiles * pa.chunks;
+    const bool a_along_k = p.stride[0][0] == 1; /* neighbouring threads on neighbouring elements */
+    const unsigned tid = threadIdx.x, l = tid % 32, w = tid / 32;
+    for (int64_t task = blockIdx.x; task < total; task += gridDim.x) {
+        const int64_t c = task % pa.chunks, bt = task / pa.chunks % btiles, rt = task / pa.chunks / btiles % rtiles;
+        const int64_t bi = task / pa.chunks / btiles / rtiles, r0 = rt * TKHM_PROJ_RM, b0 = bt * TKHM_PROJ_RB;
+        const int64_t q0 = c * span, q1 = q0 + span < kk ? q0 + span : kk;
+        const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
+        const int8_t *const ga = pa_ + tkhk_matmul_i8_proj_batch(p, 0, bi);
+        const size_t yb = (size_t)(bi * kk) * (size_t)pa.blocks;
+        uint32_t ry[4][4] = {};
+        for (int64_t qs = q0; qs < q1; qs += TKHM_PROJ_KC) {
 #pragma unroll
-                for (int r = 0; r < TKHM_PROJ_ROWS; ++r)
-                    if (r < rows)
-                        rhs[r] += (uint64_t)(int64_t)ar[r * p.stride[0][2] + q * p.stride[0][0]] * yq;
+            for (int x = 0; x < TKHM_PROJ_RM * TKHM_PROJ_KC / 256; ++x) {
+                const unsigned e = tid + 256u * x;
+                const unsigned r = a_along_k ? e / TKHM_PROJ_KC : e % TKHM_PROJ_RM, q = a_along_k ? e % TKHM_PROJ_KC : e / TKHM_PROJ_RM;
+                const bool in = r0 + r < m && qs + q < q1;
+                s_a[q][r] = in ? (uint32_t)(uint64_t)(int64_t)ga[(r0 + r) * p.stride[0][2] + (qs + q) * p.stride[0][0]] : 0;
             }
-#pragma unroll /* rhs and mag stay in registers */
-            for (int r = 0; r < TKHM_PROJ_ROWS; ++r) {
-                if (r >= rows)
-                    break;
-                uint64_t lhs = 0;
-                for (int64_t j = j0; j < j1; ++j)
-                    lhs += (tkh_projection_weight(pa.seed, j) | 1) * (uint64_t)(int64_t)orow[r * p.stride[2][2] + j * p.stride[2][1]];
-                const bool bad = ((lhs - rhs[r]) & pa.mask) != 0;
-                fail += bad;
-                if (bad && first == ~0ull)
-                    first = (unsigned long long)((bi * m + i0 + r) * n + j0);
-            }
-        }
-        /* the block's sums, smallest first failure and largest ratio and bound, then one
-         * thread's atomics */
-        s_sum[tid] = (unsigned long long)(t < total ? rows : 0) | fail << 32;
-        s_first[tid] = first;
-        s_worst[tid] = worst;
-        s_threshold[tid] = threshold;
-        __syncthreads();
-        for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
-            if (tid < half) {
-                s_sum[tid] += s_sum[tid + half];
-                s_first[tid] = s_first[tid + half] < s_first[tid] ? s_first[tid + half] : s_first[tid];
-                s_worst[tid] = s_worst[tid + half] > s_worst[tid] ? s_worst[tid + half] : s_worst[tid];
-                s_threshold[tid] = s_threshold[tid + half] > s_threshold[tid] ? s_threshold[tid + half] : s_threshold[tid];
+#pragma unroll
+            for (int x = 0; x < TKHM_PROJ_RB * TKHM_PROJ_KC / 256; ++x) {
+                const unsigned e = tid + 256u * x, q = e / TKHM_PROJ_RB, j = e % TKHM_PROJ_RB;
+                const bool in = b0 + j < pa.blocks && qs + q < q1;
+                const size_t at = yb + (size_t)(qs + q) * (size_t)pa.blocks + (size_t)(b0 + j);
+                s_y[q][j] = in ? (uint32_t)y[at] : 0;
             }
             __syncthreads();
+#pragma unroll 4
+            for (int q = 0; q < TKHM_PROJ_KC; ++q) {
+                uint32_t av[4], yv[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    yv[j] = s_y[q][4 * w + j];
+                }
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    if (i < live) {
+                        av[i] = s_a[q][l + 32 * i];
+#pragma unroll
+                        for (int j = 0; j < 4; ++j) {
+                            ry[i][j] += av[i] * yv[j];
+                        }
+                    }
+            }
+            __syncthreads(); /* before the next stage's writes */
         }
-        if (tid == 0) {
-            atomicAdd(&res->blocks, s_sum[0] & 0xffffffffull);
-            atomicAdd(&res->failed, s_sum[0] >> 32);
-            atomicMin(&res->first, s_first[0]);
-            atomicMax(&res->worst, s_worst[0]);
-            atomicMax(&res->threshold, s_threshold[0]);
+        const size_t out0 = ((size_t)(c * batch + bi) * (size_t)m) * (size_t)pa.blocks;
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int64_t row = r0 + l + 32 * i, blk = b0 + 4 * w + j;
+                if (i < live && row < m && blk < pa.blocks) {
+                    rhs[out0 + (size_t)row * (size_t)pa.blocks + (size_t)blk] = ry[i][j];
+                }
+            }
+    }
+}
+
+/* The comparison: 32 lanes a block of one output row, reading its outputs side by side,
+ * the chunks' partial sums added in their order, the bound, and the verdict folded into
+ * the result (a block of threads' sums, then one thread's atomics). */
+__global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_cmp(const int32_t *__restrict__ po,
+    const tkh_plan p, const tkh_projection_args pa, const uint64_t *__restrict__ rhs, const double *__restrict__ mag,
+    tkh_projection_result *res)
+{
+    __shared__ unsigned long long s_sum[8], s_first[8], s_worst[8], s_threshold[8];
+    const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], rows = p.count / n, total = rows * pa.blocks;
+    const size_t part = (size_t)rows * (size_t)pa.blocks; /* one chunk's partial sums */
+    const unsigned tid = threadIdx.x, lane = tid % 32, group = tid / 32;
+    unsigned long long count = 0, fail = 0, first = ~0ull, worst = 0, threshold = 0;
+    (void)kk;
+    for (int64_t t = (blockIdx.x * (int64_t)blockDim.x + tid) / 32; t < total; t += (int64_t)gridDim.x * blockDim.x / 32) {
+        const int64_t blk = t % pa.blocks, row = t / pa.blocks, bi = row / m, i = row % m;
+        const int64_t j0 = blk * TKH_PROJECTION_BLOCK, j1 = j0 + TKH_PROJECTION_BLOCK < n ? j0 + TKH_PROJECTION_BLOCK : n;
+        const int32_t *orow = po + tkhk_matmul_i8_proj_batch(p, 2, bi) + i * p.stride[2][2];
+        uint64_t lhs = 0;
+        for (int64_t j = j0 + lane; j < j1; j += 32)
+            lhs += (tkh_projection_weight(pa.seed, j) | 1) * (uint64_t)(int64_t)orow[j * p.stride[2][1]];
+        for (unsigned d = 16; d > 0; d /= 2)
+            lhs += tkh_lane_xor(lhs, d);
+        uint64_t r = 0;
+        for (int64_t c = 0; c < pa.chunks; ++c)
+            r += rhs[(size_t)c * part + (size_t)t];
+        const bool bad = ((lhs - r) & pa.mask) != 0;
+        ++count;
+        fail += bad;
+        if (bad && first == ~0ull)
+            first = (unsigned long long)(row * n + j0);
+    }
+    /* every lane of a group holds its group's values: the groups' folded, then the atomics */
+    if (lane == 0) {
+        s_sum[group] = count | fail << 32;
+        s_first[group] = first;
+        s_worst[group] = worst;
+        s_threshold[group] = threshold;
+    }
+    __syncthreads();
+    if (tid == 0) {
+        for (unsigned g = 1; g < blockDim.x / 32; ++g) {
+            s_sum[0] += s_sum[g];
+            s_first[0] = s_first[g] < s_first[0] ? s_first[g] : s_first[0];
+            s_worst[0] = s_worst[g] > s_worst[0] ? s_worst[g] : s_worst[0];
+            s_threshold[0] = s_threshold[g] > s_threshold[0] ? s_threshold[g] : s_threshold[0];
         }
-        __syncthreads(); /* before the next round's writes */
+        atomicAdd(&res->blocks, s_sum[0] & 0xffffffffull);
+        atomicAdd(&res->failed, s_sum[0] >> 32);
+        atomicMin(&res->first, s_first[0]);
+        atomicMax(&res->worst, s_worst[0]);
+        atomicMax(&res->threshold, s_threshold[0]);
     }
 }
 
 extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *inputs, const void *output, const tkh_plan *plan,
     const tkh_projection_args *args, void *sums, tkh_projection_result *result, void *stream)
 {
-    const int64_t rows = plan->count / (plan->size[1] * plan->size[2]) * plan->size[0];
+    const int64_t n = plan->size[1], m = plan->size[2], batch = plan->count / (n * m), rows_b = batch * plan->size[0];
     uint64_t *y = (uint64_t *)sums;
-    double *z = (double *)(y + rows * args->blocks);
-    const int64_t groups = (plan->size[2] + TKHM_PROJ_ROWS - 1) / TKHM_PROJ_ROWS;
-    const int64_t b_threads = rows * args->blocks, o_threads = plan->count / (plan->size[1] * plan->size[2]) * groups * args->blocks;
+    double *z = (double *)(y + rows_b * args->blocks);
+    uint64_t *rhs = (uint64_t *)(z + rows_b * args->blocks);
+    double *mag = (double *)(rhs + args->chunks * batch * m * args->blocks);
+    const int64_t b_threads = rows_b * args->blocks, c_groups = batch * m * args->blocks;
+    const int64_t tiles = batch * ((m + TKHM_PROJ_RM - 1) / TKHM_PROJ_RM)
+        * ((args->blocks + TKHM_PROJ_RB - 1) / TKHM_PROJ_RB) * args->chunks;
     const unsigned b_grid = (unsigned)(b_threads / 256 + 1 < 65536 ? b_threads / 256 + 1 : 65536);
-    const unsigned o_grid = (unsigned)(o_threads / 256 + 1 < 65536 ? o_threads / 256 + 1 : 65536);
+    const unsigned a_grid = (unsigned)(tiles < 65536 ? tiles : 65536);
+    const unsigned c_grid = (unsigned)(c_groups / 8 + 1 < 2048 ? c_groups / 8 + 1 : 2048); /* at most 2048 blocks' atomics */
     hipLaunchKernelGGL(tkhk_matmul_i8_proj_b, dim3(b_grid), dim3(256), 0, (hipStream_t)stream,
         (const int8_t *)inputs[1], *plan, *args, y, z, result);
-    hipError_t err = hipGetLastError();
-    if (err != hipSuccess)
-        return (int)err;
-    hipLaunchKernelGGL(tkhk_matmul_i8_proj_rows, dim3(o_grid), dim3(256), 0, (hipStream_t)stream,
-        (const int8_t *)inputs[0], (const int32_t *)output, *plan, *args, y, z, result);
+    hipLaunchKernelGGL(tkhk_matmul_i8_proj_ay, dim3(a_grid), dim3(256), 0, (hipStream_t)stream,
+        (const int8_t *)inputs[0], *plan, *args, y, z, rhs, mag);
+    hipLaunchKernelGGL(tkhk_matmul_i8_proj_cmp, dim3(c_grid), dim3(256), 0, (hipStream_t)stream,
+        (const int32_t *)output, *plan, *args, rhs, mag, result);
     return (int)hipGetLastError();
 }
 
-#undef TKHM_PROJ_ROWS
+#undef TKHM_PROJ_RM
+#undef TKHM_PROJ_RB
+#undef TKHM_PROJ_KC
 #if !defined(TKH_PLATFORM_NVIDIA)
 /* Tiles of 128 x 128 outputs a block of 4 waves (AMD gfx90a), each wave 64 x 64 of them as 4 x 4
  * MFMA instructions of 16 x 16 (tokitai_hip/codegen/matrix_core.h: the tiles, the lanes' places);
