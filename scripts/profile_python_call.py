@@ -40,8 +40,10 @@ stream = torch.cuda.current_stream(x.device).cuda_stream or 1
 quiet, reporting = th.Context(device=dev, reports=False), th.Context(device=dev)
 out = {"case": "add f32 [32, 32] + [32, 32], device, out=", "device": torch.cuda.get_device_name(dev)}
 out["current_stream"] = per_call(lambda s: torch.cuda.current_stream(x.device).cuda_stream)
+out["current_stream_raw"] = per_call(lambda s: torch._C._cuda_getCurrentRawStream(dev))  # what the package asks
 for name, t in (("x", x), ("y", y), ("z", z)):
     out[f"dlpack_{name}"] = per_call(lambda s: t.__dlpack__(stream=stream))  # made and dropped
+out["dlpack_no_sync"] = per_call(lambda s: x.__dlpack__(stream=-1))  # what the package asks on torch's own stream
 out["capsule_drop"] = per_call(lambda s: s.pop(), setup=lambda: [x.__dlpack__(stream=stream) for _ in range(2000)])
 capsules = [t.__dlpack__(stream=stream) for t in (x, y, z)]
 ptrs = [th._arrays._get_pointer(c, b"dltensor") for c in capsules]

@@ -70,17 +70,21 @@ def library(obj):
     return type(obj).__module__.partition(".")[0]
 
 
-def current_stream(obj, device_type):
-    """The array library's current stream on obj's device, as a pointer (0: the default)."""
+def current_stream(obj, index):
+    """The stream a call on obj (on device 'index') is enqueued on, as a pointer (0: the
+    default), and whether it is obj's library's current stream: torch's and CuPy's, whose
+    arrays are then ordered by the stream itself (their __dlpack__ is asked for no
+    synchronization, stream=-1, which spares torch an event and a wait on every call)."""
     lib = library(obj)
     if lib == "torch":
         import torch
-        return torch.cuda.current_stream(obj.device).cuda_stream
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # 0.5 us against 7 for a Stream object
+        return (raw(index) if raw else torch.cuda.current_stream(index).cuda_stream), True
     if lib == "cupy":
         import cupy
-        with cupy.cuda.Device(obj.device.id):
-            return cupy.cuda.get_current_stream().ptr
-    return 0  # JAX and others: the default stream, which __dlpack__(stream=) orders them on
+        with cupy.cuda.Device(index):
+            return cupy.cuda.get_current_stream().ptr, True
+    return 0, False  # JAX and others: the default stream, which __dlpack__(stream=) orders them on
 
 
 def borrow(obj, stream, keep):

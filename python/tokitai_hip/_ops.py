@@ -145,8 +145,12 @@ class Op:
                             "(a Python scalar takes the type of the array operands)")
         dev = a.device_of(first)
         host = dev[0] in a.HOST
-        stream = None if host else a.current_stream(first, dev[0])
-        dl_stream = None if host else (stream or (1 if dev[0] == a.CUDA else 0))  # DLPack: 1 is CUDA's legacy default
+        stream, own = (None, False) if host else a.current_stream(first, dev[1])
+        # what __dlpack__ orders an array on: nothing (-1) for the arrays of first's type where the call
+        # runs on their library's current stream, else that stream (DLPack: 1 is CUDA's legacy default)
+        sync = None if host else (stream or (1 if dev[0] == a.CUDA else 0))
+        first_type = type(first)
+        dl_stream = -1 if own else sync
         keep = []  # what owns each DLTensor until the call returns
         try:
             ins, keys, weak = [], [], False
@@ -156,11 +160,11 @@ class Op:
                     keys.append(None if x is None else _PY[type(x)])
                     weak |= x is not None
                 else:
-                    p = a.borrow(x, dl_stream, keep)
+                    p = a.borrow(x, dl_stream if type(x) is first_type else sync, keep)
                     ins.append(p)
                     keys.append(a.Head.from_address(p).dtype)
             outs = None if out is None else tuple(out) if isinstance(out, (tuple, list)) else (out,)
-            out_ptrs = [a.borrow(o, dl_stream, keep) for o in outs] if outs else []
+            out_ptrs = [a.borrow(o, dl_stream if type(o) is first_type else sync, keep) for o in outs] if outs else []
             ckey = (tuple(keys), a.type_name(dtype), tuple([a.Head.from_address(p).dtype for p in out_ptrs]) or None)
             kp = self.cache.get(ckey)
             if kp is None:
