@@ -359,9 +359,9 @@ size_t tkhi_matmul_project_device(const tkhi_call *c, const tkh_oracle_policy *p
         return 0;
     const int64_t kk = p->size[K_DIM], n = p->size[N_DIM], m = p->size[M_DIM], batch = p->count / (n * m);
     const int64_t blocks = (n + BLOCK - 1) / BLOCK;
-    /* the tiles of the kernel that sums a's rows against b's sums (128 rows by 32 blocks),
-     * each split over k into enough pieces of at least 64 that about 512 run */
-    const int64_t tiles = batch * ((m + 127) / 128) * ((blocks + 31) / 32), most = (kk + 63) / 64;
+    /* the tiles of the kernel that sums a's rows against b's sums, each split over k into
+     * enough pieces of at least 64 that about 512 run */
+    const int64_t tiles = tkh_projection_tiles(batch, m, blocks), most = (kk + 63) / 64;
     int64_t chunks = (512 + tiles - 1) / tiles;
     chunks = chunks < most ? chunks : most;
     chunks = chunks > 1 ? chunks : 1;

@@ -18,6 +18,18 @@
 /* Outputs of a row summed together: the threshold grows with it, the cost shrinks. */
 #define TKH_PROJECTION_BLOCK 128
 
+/* The tiles of the device's kernel that sums a's rows against b's block sums (_proj_ay):
+ * rows by blocks of columns, for each batch. The host splits k where they are few; the
+ * launcher runs them all. */
+#define TKH_PROJECTION_TILE_ROWS 128
+#define TKH_PROJECTION_TILE_BLOCKS 32
+
+TKH_HD static inline int64_t tkh_projection_tiles(int64_t batch, int64_t m, int64_t blocks)
+{
+    return batch * ((m + TKH_PROJECTION_TILE_ROWS - 1) / TKH_PROJECTION_TILE_ROWS)
+        * ((blocks + TKH_PROJECTION_TILE_BLOCKS - 1) / TKH_PROJECTION_TILE_BLOCKS);
+}
+
 /* Column j's weight: splitmix64's output j from 'seed' (the stream's, without its state).
  * Floats weigh by its low bit as +1 or -1; integers by the output made odd. */
 TKH_HD static inline uint64_t tkh_projection_weight(uint64_t seed, int64_t j)

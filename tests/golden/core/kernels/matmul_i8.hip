@@ -415,27 +415,27 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__res
 
 /* Partial sums of a's rows against the block sums, chunk c of k (a plan's rows of k split
  * into pa.chunks, so that small m still fills the device): rhs[c][row][blk] = sum over q of
- * a[row, q] y[q, blk]. A block takes a tile of
- * TKHM_PROJ_RM rows and TKHM_PROJ_RB column blocks through shared memory, KC of k at a time;
+ * a[row, q] y[q, blk]. A block takes a tile of 128 rows by 32
+ * column blocks (TKH_PROJECTION_TILE_*, projection.h) through shared memory, KC of k at a time;
  * thread (lane l, warp w) holds rows l + 32 i and blocks 4 w + j (i, j < 4), so that a's
  * reads are one row each lane and the sums' are the same word for the whole warp. */
-#define TKHM_PROJ_RM 128
-#define TKHM_PROJ_RB 32
 #define TKHM_PROJ_KC 16
 __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_ay(const int8_t *__restrict__ pa_, const tkh_plan p,
     const tkh_projection_args pa, const uint64_t *__restrict__ y, const double *__restrict__ z, uint64_t *__restrict__ rhs,
     double *__restrict__ mag)
 {
-    __shared__ uint32_t s_a[TKHM_PROJ_KC][TKHM_PROJ_RM + 1]; /* + 1: a's rows written along k go to other banks */
-    __shared__ uint32_t s_y[TKHM_PROJ_KC][TKHM_PROJ_RB];
+    __shared__ uint32_t s_a[TKHM_PROJ_KC][TKH_PROJECTION_TILE_ROWS + 1]; /* + 1: a's rows written along k go to other banks */
+    __shared__ uint32_t s_y[TKHM_PROJ_KC][TKH_PROJECTION_TILE_BLOCKS];
     const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], batch = p.count / (n * m);
-    const int64_t rtiles = (m + TKHM_PROJ_RM - 1) / TKHM_PROJ_RM, btiles = (pa.blocks + TKHM_PROJ_RB - 1) / TKHM_PROJ_RB;
-    const int64_t span = (kk + pa.chunks - 1) / pa.chunks, total = batch * rtiles * btiles * pa.chunks;
+    const int64_t rtiles = (m + TKH_PROJECTION_TILE_ROWS - 1) / TKH_PROJECTION_TILE_ROWS;
+    const int64_t btiles = (pa.blocks + TKH_PROJECTION_TILE_BLOCKS - 1) / TKH_PROJECTION_TILE_BLOCKS;
+    const int64_t span = (kk + pa.chunks - 1) / pa.chunks, total = tkh_projection_tiles(batch, m, pa.blocks) * pa.chunks;
     const bool a_along_k = p.stride[0][0] == 1; /* neighbouring threads on neighbouring elements */
     const unsigned tid = threadIdx.x, l = tid % 32, w = tid / 32;
     for (int64_t task = blockIdx.x; task < total; task += gridDim.x) {
         const int64_t c = task % pa.chunks, bt = task / pa.chunks % btiles, rt = task / pa.chunks / btiles % rtiles;
-        const int64_t bi = task / pa.chunks / btiles / rtiles, r0 = rt * TKHM_PROJ_RM, b0 = bt * TKHM_PROJ_RB;
+        const int64_t bi = task / pa.chunks / btiles / rtiles;
+        const int64_t r0 = rt * TKH_PROJECTION_TILE_ROWS, b0 = bt * TKH_PROJECTION_TILE_BLOCKS;
         const int64_t q0 = c * span, q1 = q0 + span < kk ? q0 + span : kk;
         const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
         const int8_t *const ga = pa_ + tkhk_matmul_i8_proj_batch(p, 0, bi);
@@ -443,15 +443,16 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_ay(const int8_t *__re
         uint32_t ry[4][4] = {};
         for (int64_t qs = q0; qs < q1; qs += TKHM_PROJ_KC) {
 #pragma unroll
-            for (int x = 0; x < TKHM_PROJ_RM * TKHM_PROJ_KC / 256; ++x) {
+            for (int x = 0; x < TKH_PROJECTION_TILE_ROWS * TKHM_PROJ_KC / 256; ++x) {
                 const unsigned e = tid + 256u * x;
-                const unsigned r = a_along_k ? e / TKHM_PROJ_KC : e % TKHM_PROJ_RM, q = a_along_k ? e % TKHM_PROJ_KC : e / TKHM_PROJ_RM;
+                const unsigned r = a_along_k ? e / TKHM_PROJ_KC : e % TKH_PROJECTION_TILE_ROWS;
+                const unsigned q = a_along_k ? e % TKHM_PROJ_KC : e / TKH_PROJECTION_TILE_ROWS;
                 const bool in = r0 + r < m && qs + q < q1;
                 s_a[q][r] = in ? (uint32_t)(uint64_t)(int64_t)ga[(r0 + r) * p.stride[0][2] + (qs + q) * p.stride[0][0]] : 0;
             }
 #pragma unroll
-            for (int x = 0; x < TKHM_PROJ_RB * TKHM_PROJ_KC / 256; ++x) {
-                const unsigned e = tid + 256u * x, q = e / TKHM_PROJ_RB, j = e % TKHM_PROJ_RB;
+            for (int x = 0; x < TKH_PROJECTION_TILE_BLOCKS * TKHM_PROJ_KC / 256; ++x) {
+                const unsigned e = tid + 256u * x, q = e / TKH_PROJECTION_TILE_BLOCKS, j = e % TKH_PROJECTION_TILE_BLOCKS;
                 const bool in = b0 + j < pa.blocks && qs + q < q1;
                 const size_t at = yb + (size_t)(qs + q) * (size_t)pa.blocks + (size_t)(b0 + j);
                 s_y[q][j] = in ? (uint32_t)y[at] : 0;
@@ -497,11 +498,10 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_cmp(const int32_t *__
     tkh_projection_result *res)
 {
     __shared__ unsigned long long s_sum[8], s_first[8], s_worst[8], s_threshold[8];
-    const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], rows = p.count / n, total = rows * pa.blocks;
+    const int64_t n = p.size[1], m = p.size[2], rows = p.count / n, total = rows * pa.blocks;
     const size_t part = (size_t)rows * (size_t)pa.blocks; /* one chunk's partial sums */
     const unsigned tid = threadIdx.x, lane = tid % 32, group = tid / 32;
     unsigned long long count = 0, fail = 0, first = ~0ull, worst = 0, threshold = 0;
-    (void)kk;
     for (int64_t t = (blockIdx.x * (int64_t)blockDim.x + tid) / 32; t < total; t += (int64_t)gridDim.x * blockDim.x / 32) {
         const int64_t blk = t % pa.blocks, row = t / pa.blocks, bi = row / m, i = row % m;
         const int64_t j0 = blk * TKH_PROJECTION_BLOCK, j1 = j0 + TKH_PROJECTION_BLOCK < n ? j0 + TKH_PROJECTION_BLOCK : n;
@@ -552,8 +552,7 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *input
     uint64_t *rhs = (uint64_t *)(z + rows_b * args->blocks);
     double *mag = (double *)(rhs + args->chunks * batch * m * args->blocks);
     const int64_t b_threads = rows_b * args->blocks, c_groups = batch * m * args->blocks;
-    const int64_t tiles = batch * ((m + TKHM_PROJ_RM - 1) / TKHM_PROJ_RM)
-        * ((args->blocks + TKHM_PROJ_RB - 1) / TKHM_PROJ_RB) * args->chunks;
+    const int64_t tiles = tkh_projection_tiles(batch, m, args->blocks) * args->chunks;
     const unsigned b_grid = (unsigned)(b_threads / 256 + 1 < 65536 ? b_threads / 256 + 1 : 65536);
     const unsigned a_grid = (unsigned)(tiles < 65536 ? tiles : 65536);
     const unsigned c_grid = (unsigned)(c_groups / 8 + 1 < 2048 ? c_groups / 8 + 1 : 2048); /* at most 2048 blocks' atomics */
@@ -566,8 +565,6 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *input
     return (int)hipGetLastError();
 }
 
-#undef TKHM_PROJ_RM
-#undef TKHM_PROJ_RB
 #undef TKHM_PROJ_KC
 #if !defined(TKH_PLATFORM_NVIDIA)
 /* Tiles of 128 x 128 outputs a block of 4 waves (AMD gfx90a), each wave 64 x 64 of them as 4 x 4
