@@ -31,15 +31,18 @@ extern TKH_HIDDEN const tkh_kernel_info $(k.info);
 
 @ if float then
 /* The device's sum of k products in the accumulator's type t, in any order and blocking,
- * from the host's: each of the k additions loses at most 2 u of the running magnitude
- * (round-to-nearest gives u; the tensor cores' truncation up to 2 u, docs/matmul.md), so
- * |device - exact| <= gamma(2k + 2) at 2 u times the sum of |products|, plus an underflow
- * per addition; the host's own sum in 'w' adds its rounding. Non-finite products: NaN, or
- * infinities of both signs, give NaN whatever the order; infinities of one sign give that
- * infinity unless the finite part may overflow. */
-static tkh_eb product_sum(long double sum, long double mag, int special, int64_t k, long double w, tkh_eb_type t)
+ * from the host's: in round-to-nearest operations ('nearest') no product passes through more
+ * than k roundings of at most u each, so |device - exact| <= gamma(k) at u times the sum of
+ * |products|; on matrix instructions each of the k additions may lose up to 2 u of the
+ * running magnitude (the tensor cores' truncation, docs/matmul.md): gamma(2k + 2) at 2 u
+ * (tkh_sum_steps); plus an underflow per rounding; the host's own sum in 'w' adds its
+ * rounding. Non-finite products: NaN, or infinities of both signs, give NaN whatever the
+ * order; infinities of one sign give that infinity unless the finite part may overflow. */
+static tkh_eb product_sum(long double sum, long double mag, int special, int64_t k, int nearest, long double w,
+    tkh_eb_type t)
 {
-    const long double n = 2 * (long double)k + 2, g = n * 2 * t.u;
+    double unit;
+    const long double n = tkh_sum_steps(k, nearest, &unit), g = n * unit * t.u;
     tkh_eb r = { sum, 0 };
     if (special) {
         r.v = (special & 4) || special == 3 ? NAN : special == 1 ? INFINITY : -INFINITY;
@@ -55,7 +58,7 @@ static tkh_eb product_sum(long double sum, long double mag, int special, int64_t
 @ end
 TKH_HIDDEN size_t $(k.check)_product(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
     const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
-    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+    const void *const *scalars, size_t k, int nearest, size_t count, tkh_check_note *note)
 {
     const $(S) *pa = (const $(S) *)a, *pb = (const $(S) *)b;
     const $(O.c) *got = (const $(O.c) *)out;
@@ -66,6 +69,7 @@ TKH_HIDDEN size_t $(k.check)_product(const void *a, int64_t a_k, const void *b, 
     (void)columns;
     (void)column_n;
     (void)scalars;
+    (void)nearest; /* integers: exact */
 @ for _, s in ipairs(k.scalars) do
     const tkh_eb e_$(s.name) = tkh_eb_exact((long double)$(load(s.type, "*(const " .. s.type.c .. " *)scalars[" .. s.index .. "]")));
 @ end
@@ -96,7 +100,7 @@ TKH_HIDDEN size_t $(k.check)_product(const void *a, int64_t a_k, const void *b, 
             const size_t at = j0 + j;
             const $(O.c) g = got[(int64_t)at * out_n];
 @ if float then
-            const tkh_eb e_acc = product_sum(sum[j], mag[j], special[j], (int64_t)k, $(W == "long double" and "TKH_EB_UW" or "0x1p-53L"), $(U));
+            const tkh_eb e_acc = product_sum(sum[j], mag[j], special[j], (int64_t)k, nearest, $(W == "long double" and "TKH_EB_UW" or "0x1p-53L"), $(U));
 @   for _, c in ipairs(k.extras) do
             const tkh_eb e_$(c.name) = tkh_eb_exact(p_$(c.name) ? (long double)$(load(c.type, "p_" .. c.name .. "[(int64_t)at * n_" .. c.name .. "]")) : (long double)($(c.default or "0")));
 @   end

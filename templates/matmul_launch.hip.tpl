@@ -39,6 +39,29 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
     return (int)hipGetLastError();
 }
 
+/* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more
+ * rows than the call), on the current device sums in round-to-nearest fused multiply-adds
+ * (tkh_product_nearest_fn): the small-m kernel takes every plan of at most TKH_SMALL_M_ROWS
+ * rows; above that, a matrix-instruction kernel may take it where the device runs one. */
+extern "C" TKH_HIDDEN int $(k.launch)_nearest(const tkh_plan *plan)
+{
+    if (plan->size[2] <= TKH_SMALL_M_ROWS)
+        return 1;
+@ if mma then
+#if defined(TKH_PLATFORM_NVIDIA)
+    if (tkh_mma_device())
+        return 0;
+#endif
+@ end
+@ if mfma then
+#if !defined(TKH_PLATFORM_NVIDIA)
+    if (tkh_mfma_device())
+        return 0;
+#endif
+@ end
+    return 1;
+}
+
 #undef TKHM_BM
 #undef TKHM_BN
 #undef TKHM_BK

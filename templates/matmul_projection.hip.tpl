@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
             r += rhs[(size_t)c * part + (size_t)t];
             g += mag[(size_t)c * part + (size_t)t];
         }
-        const double bound = tkh_projection_bound(p.size[0], j1 - j0, pa.u_acc, pa.tiny_acc, pa.u_out, pa.tiny_out, lhs, r, g,
+        const double bound = tkh_projection_bound(p.size[0], pa.nearest, j1 - j0, pa.u_acc, pa.tiny_acc, pa.u_out, pa.tiny_out, lhs, r, g,
             sabs, cabs);
         const double diff = fabs(lhs - r);
         const bool bad = !(bound >= 0 && diff <= bound);

@@ -169,7 +169,7 @@ static int $(k.symbol)_small_m(const void *const *inputs, const tkh_plan *p, voi
     $(table.concat(params, ", ")))
 {
     const int64_t k = p->size[0], n = p->size[1], m = p->size[2];
-    if (m > 16 || m < 1 || n < 1 || p->count < 1)
+    if (m > TKH_SMALL_M_ROWS || m < 1 || n < 1 || p->count < 1)
         return -1;
     typedef void (*kernel_t)($(table.concat(params, ", ")), const tkh_plan);
 #define TKHS_ROW(mt) { $(k.symbol)_small<mt, false, false>, $(k.symbol)_small<mt, false, true>, \

@@ -1,7 +1,7 @@
 /* An f32 matrix product for the fake runtime's tests and timings: its full check, exact
- * sums in double against (k + 1) roundings of the sum of |products| (what a kernel summing
- * along k in f32 may lose), and its kernel description around a plan kernel of the
- * caller's (dimension 0 k, 1 n, 2 m). */
+ * sums in double against the roundings of a sum of k products in f32 (tkh_sum_steps: k to
+ * nearest, what the fake's kernels do, or as matrix instructions), and its kernel
+ * description around a plan kernel of the caller's (dimension 0 k, 1 n, 2 m). */
 #ifndef TOKITAI_HIP_FAKE_F32_PRODUCT_H
 #define TOKITAI_HIP_FAKE_F32_PRODUCT_H
 
@@ -12,9 +12,11 @@
 
 static inline size_t f32_check(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
     const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
-    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+    const void *const *scalars, size_t k, int nearest, size_t count, tkh_check_note *note)
 {
     (void)columns, (void)column_n, (void)scalars;
+    double unit;
+    const double g = tkh_sum_steps((int64_t)k, nearest, &unit) * unit * 0x1p-24;
     for (size_t j = 0; j < count; ++j) {
         double s = 0, mag = 0;
         for (size_t q = 0; q < k; ++q) {
@@ -24,7 +26,7 @@ static inline size_t f32_check(const void *a, int64_t a_k, const void *b, int64_
             mag += fabs(x);
         }
         const float got = ((const float *)out)[(int64_t)j * out_n];
-        if (!(fabs(got - s) <= (double)(k + 1) * 0x1p-23 * mag)) {
+        if (!(fabs(got - s) <= g / (1 - g) * mag)) {
             snprintf(note->detail, sizeof note->detail, "got %.9g, expected %.9g", got, s);
             return j;
         }

@@ -105,17 +105,17 @@ static size_t check_extras(unsigned extras, const void *a, int64_t a_k, const vo
 /* For the kernels below of no extra inputs or one (matmul, linear), and of two. */
 static size_t check_product(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
     const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
-    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+    const void *const *scalars, size_t k, int nearest, size_t count, tkh_check_note *note)
 {
-    (void)scalars;
+    (void)scalars, (void)nearest;
     return check_extras(1, a, a_k, b, b_k, b_n, columns, column_n, out, out_n, k, count, note);
 }
 
 static size_t check_two(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
     const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
-    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+    const void *const *scalars, size_t k, int nearest, size_t count, tkh_check_note *note)
 {
-    (void)scalars;
+    (void)scalars, (void)nearest;
     return check_extras(2, a, a_k, b, b_k, b_n, columns, column_n, out, out_n, k, count, note);
 }
 
@@ -157,7 +157,9 @@ static int64_t batch_offset(const tkh_plan *p, int x, int64_t bi)
 }
 
 /* An f32 product, for the projected check's float path: the kernel sums along k in f32
- * (as the FMA tiles do), and its full check allows k + 1 roundings of the sum of |products|. */
+ * fused multiply-adds (as the FMA tiles do). Its kernel description says so or not
+ * (nearest): the checks' bounds then take k roundings to nearest, or those of matrix
+ * instructions. */
 static int f32_plan(const void *const *in, void *const *out, const void *const *scalars, const tkh_plan *p,
     unsigned grid, unsigned block, void *scratch, void *stream)
 {
@@ -174,7 +176,14 @@ static int f32_plan(const void *const *in, void *const *out, const void *const *
     return 0;
 }
 
+static int always_nearest(const tkh_plan *p)
+{
+    (void)p;
+    return 1;
+}
+
 static const tkh_kernel_info matmul_f32 = { FAKE_F32_PRODUCT(f32_plan) };
+static const tkh_kernel_info matmul_f32_nearest = { FAKE_F32_PRODUCT(f32_plan), .nearest = always_nearest };
 
 static const DLDataType I32 = { kDLInt, 32, 1 };
 
@@ -559,6 +568,12 @@ static void test_projected_check(void **state)
         }
     const double g = (2.0 * kk + 2) * 0x1p-23, main_term = 2 * g / (1 - g) * most;
     assert_true(r.oracle_threshold >= main_term && r.oracle_threshold <= 1.05 * main_term);
+    assert_true(has_evidence(&r, "sum bound: 2k + 2 roundings at twice the accumulator's unit roundoff"));
+    /* the kernel that sums in round-to-nearest operations: k roundings at 2^-24, 4 x less */
+    ok(call(ctx, &matmul_f32_nearest, &ta.t, &tb.t, NULL, &to.t, &r));
+    assert_true(has_evidence(&r, "sum bound: k roundings to nearest at the accumulator's unit roundoff"));
+    const double gn = (double)kk * 0x1p-24, nearest_term = 2 * gn / (1 - gn) * most;
+    assert_true(r.oracle_threshold >= nearest_term && r.oracle_threshold <= 1.05 * nearest_term);
     assert_int_equal(tkh_context_corrupt_next_output(ctx, 8 * n + 299, 30), TKH_OK); /* an exponent bit */
     expect(call(ctx, &matmul_f32, &ta.t, &tb.t, NULL, &to.t, NULL), TKH_ERR_ORACLE_MISMATCH,
         "matmul_f32: element [8, 299] of [9, 300] differs from the CPU oracle");
@@ -628,7 +643,7 @@ static int fake_project(const void *const *in, const void *out, const tkh_plan *
                     sabs += fabs(v);
                 }
             }
-            const double bound = integer ? 0 : tkh_projection_bound(kk, j1 - j0, pa->u_acc, pa->tiny_acc, pa->u_out,
+            const double bound = integer ? 0 : tkh_projection_bound(kk, pa->nearest, j1 - j0, pa->u_acc, pa->tiny_acc, pa->u_out,
                 pa->tiny_out, lhs, rhs, mag, sabs, 0);
             const int fail = integer ? ((lhs_i - rhs_i) & pa->mask) != 0 : !(bound >= 0 && fabs(lhs - rhs) <= bound);
             res->blocks += lost > 0 && row == 0 && blk < lost ? 0 : 1;
@@ -824,7 +839,8 @@ static void test_projection_detection(void **state)
     float fa[3 * 64], fb[64 * 200], fo[3 * 200], clean[3 * 200];
     int32_t a[3 * 64], b[64 * 200], out[3 * 200];
     const int64_t sa[2] = { m, kk }, sb[2] = { kk, n }, so[2] = { m, n };
-    size_t above = 0, below[3] = { 0, 0, 0 }, below_caught[3] = { 0, 0, 0 };
+    /* per bound (that of matrix instructions, then of sums rounded to nearest) */
+    size_t above[2] = { 0 }, below[2][3] = { { 0 } }, below_caught[2][3] = { { 0 } };
     for (int64_t t = 0; t < trials; ++t) {
         uint64_t rng = seed + (uint64_t)t;
         const tkh_oracle_policy projected = { TKH_ORACLE_PROJECTED, 0, tkhi_splitmix64(&rng) };
@@ -840,31 +856,34 @@ static void test_projection_detection(void **state)
         }
         tensor ta, tb, to;
         tkh_report r;
-        make(&ta, fa, 2, sa, NULL), make(&tb, fb, 2, sb, NULL), make(&to, fo, 2, so, NULL);
-        ta.t.dtype = tb.t.dtype = to.t.dtype = (DLDataType){ kDLFloat, 32, 1 };
-        ok(call(ctx, &matmul_f32, &ta.t, &tb.t, NULL, &to.t, &r));
-        assert_int_equal(r.oracle_projected, (size_t)(m * n));
-        const double threshold = r.oracle_threshold;
-        memcpy(clean, fo, sizeof clean);
         const size_t at = (size_t)(tkhi_splitmix64(&rng) % (uint64_t)(m * n));
-        for (unsigned bit = 0; bit < 32; ++bit) {
-            uint32_t u;
-            memcpy(&u, &clean[at], 4);
-            u ^= 1u << bit;
-            float changed;
-            memcpy(&changed, &u, 4);
-            const double by = isfinite(changed) ? fabs((double)changed - clean[at]) : INFINITY;
-            assert_int_equal(tkh_context_corrupt_next_output(ctx, at, bit), TKH_OK);
-            const int caught = call(ctx, &matmul_f32, &ta.t, &tb.t, NULL, &to.t, NULL) == TKH_ERR_ORACLE_MISMATCH;
-            if (by > threshold) {
-                if (!caught)
-                    fail_msg("trial %" PRId64 " (seed %#" PRIx64 "): output %zu changed by %g past the threshold %g, "
-                        "not caught", t, seed, at, by, threshold);
-                ++above;
-            } else {
-                const int band = by > threshold / 4 ? 0 : by > threshold / 64 ? 1 : 2;
-                ++below[band];
-                below_caught[band] += (size_t)caught;
+        for (int near = 0; near < 2; ++near) {
+            const tkh_kernel_info *k = near ? &matmul_f32_nearest : &matmul_f32;
+            make(&ta, fa, 2, sa, NULL), make(&tb, fb, 2, sb, NULL), make(&to, fo, 2, so, NULL);
+            ta.t.dtype = tb.t.dtype = to.t.dtype = (DLDataType){ kDLFloat, 32, 1 };
+            ok(call(ctx, k, &ta.t, &tb.t, NULL, &to.t, &r));
+            assert_int_equal(r.oracle_projected, (size_t)(m * n));
+            const double threshold = r.oracle_threshold;
+            memcpy(clean, fo, sizeof clean);
+            for (unsigned bit = 0; bit < 32; ++bit) {
+                uint32_t u;
+                memcpy(&u, &clean[at], 4);
+                u ^= 1u << bit;
+                float changed;
+                memcpy(&changed, &u, 4);
+                const double by = isfinite(changed) ? fabs((double)changed - clean[at]) : INFINITY;
+                assert_int_equal(tkh_context_corrupt_next_output(ctx, at, bit), TKH_OK);
+                const int caught = call(ctx, k, &ta.t, &tb.t, NULL, &to.t, NULL) == TKH_ERR_ORACLE_MISMATCH;
+                if (by > threshold) {
+                    if (!caught)
+                        fail_msg("trial %" PRId64 " (seed %#" PRIx64 "), %s bound: output %zu changed by %g past the "
+                            "threshold %g, not caught", t, seed, near ? "nearest" : "matrix", at, by, threshold);
+                    ++above[near];
+                } else {
+                    const int band = by > threshold / 4 ? 0 : by > threshold / 64 ? 1 : 2;
+                    ++below[near][band];
+                    below_caught[near][band] += (size_t)caught;
+                }
             }
         }
         make(&ta, a, 2, sa, NULL), make(&tb, b, 2, sb, NULL), make(&to, out, 2, so, NULL);
@@ -873,10 +892,13 @@ static void test_projection_detection(void **state)
             expect(call(ctx, &matmul, &ta.t, &tb.t, NULL, &to.t, NULL), TKH_ERR_ORACLE_MISMATCH, "differs from");
         }
     }
-    printf("test_projection_detection: %zu float changes past the threshold, all caught; below it, caught "
-           "%zu of %zu within 4 x, %zu of %zu within 64 x, %zu of %zu smaller; %" PRId64 " integer changes, all caught\n",
-        above, below_caught[0], below[0], below_caught[1], below[1], below_caught[2], below[2], trials * 32);
-    assert_true(above > 0);
+    for (int near = 0; near < 2; ++near)
+        printf("test_projection_detection, the bound of %s: %zu float changes past the threshold, all caught; below "
+               "it, caught %zu of %zu within 4 x, %zu of %zu within 64 x, %zu of %zu smaller\n",
+            near ? "sums rounded to nearest" : "matrix instructions", above[near], below_caught[near][0],
+            below[near][0], below_caught[near][1], below[near][1], below_caught[near][2], below[near][2]);
+    printf("test_projection_detection: %" PRId64 " integer changes, all caught\n", trials * 32);
+    assert_true(above[0] > 0 && above[1] > above[0]);
     tkh_context_destroy(ctx);
 }
 

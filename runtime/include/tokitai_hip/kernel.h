@@ -92,12 +92,23 @@ typedef size_t (*tkh_row_check_fn)(const void *const *inputs, const void *output
  * output j lies at out[j * out_n] and is compared with the epilogue of the sum over i < k
  * of a[i * a_k] * b[i * b_k + j * b_n], with extra input c's element (a column's, a row's
  * or an addend's, at the row's start) at columns[c][j * column_n[c]] (columns[c] NULL: its
- * default), under the oracle's bound on the device's accumulation of k products. Returns
- * the first output outside the bound (what differed in note->detail) or count; note->worst
- * rises to the largest share of the bound used, worst_index (within the run) where. */
+ * default), under the oracle's bound on the device's accumulation of k products: that of
+ * round-to-nearest operations where 'nearest' (tkh_product_nearest_fn), else that of
+ * matrix instructions. Returns the first output outside the bound (what differed in
+ * note->detail) or count; note->worst rises to the largest share of the bound used,
+ * worst_index (within the run) where. */
 typedef size_t (*tkh_product_check_fn)(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
     const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
-    const void *const *scalars, size_t k, size_t count, tkh_check_note *note);
+    const void *const *scalars, size_t k, int nearest, size_t count, tkh_check_note *note);
+
+/* Whether every kernel a matrix product's launcher may take for 'plan' (a call's, or any
+ * piece of it) on the current device sums in round-to-nearest operations of the
+ * accumulator's type (the FMA tiles, the small-m kernel): 1, and the oracle's bound is that
+ * of k such roundings at the unit roundoff, in any order; 0 where a matrix instruction may
+ * run (its own rounding is not IEEE's: the bound of 2k + 2 roundings at twice the unit
+ * roundoff, docs/matmul.md). Asks the runtime for the device's compute capability or
+ * architecture; any failure answers 0. */
+typedef int (*tkh_product_nearest_fn)(const tkh_plan *plan);
 
 /* A matrix product's projected check on the device (docs/matmul.md): enqueues on 'stream'
  * the projection kernels of the call whose plan is 'plan' (inputs[0] a, inputs[1] b,
@@ -187,6 +198,8 @@ typedef struct tkh_kernel_info {
     const char *accumulator;          /* matrix products: the sum's type ("f32"); NULL otherwise */
     tkh_product_project_fn project_device; /* projectable matrix products: the projected check
                                          on the device; NULL otherwise (copied back) */
+    tkh_product_nearest_fn nearest;   /* matrix products: which bound their sums take; NULL:
+                                         that of matrix instructions */
 } tkh_kernel_info;
 
 typedef struct tkh_registry {

@@ -80,7 +80,7 @@ tkh_status tkhi_host_run(tkh_context *ctx, tkhi_call *c, const void *const *scal
     host_run *r = calloc(1, sizeof *r);
     if (r == NULL)
         return tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: out of memory", c->fn);
-    *r = (host_run){ .ctx = ctx, .c = c, .scalars = scalars, .report = report, .dev = c->plan };
+    *r = (host_run){ .ctx = ctx, .c = c, .scalars = scalars, .report = report, .dev = c->plan, .nearest = 1 };
     /* The device writes dense outputs; the oracle reads them so. */
     for (unsigned o = 0; o < k->output_count; ++o)
         tkhi_plan_dense_strides(&c->plan, c->drops ? c->plan.reduced : 0, r->dev.stride[k->arity + o]);
@@ -116,6 +116,7 @@ tkh_status tkhi_host_run(tkh_context *ctx, tkhi_call *c, const void *const *scal
         report->launch_block = r->block;
     }
     const size_t outputs = (size_t)tkhi_plan_outputs(c, &c->plan);
+    c->nearest = r->nearest; /* the verdict's words: what every piece's bound assumed */
     if (st == TKH_OK)
         st = tkhi_verdict(c, &r->oracle, c->flat ? tkhi_flat_count(c) : outputs, report);
     tkhi_oracle_end(&r->oracle);

@@ -87,7 +87,9 @@ typedef struct host_run {
         int64_t first, count; /* of the kept indices */
         unsigned char *base[TKH_MAX_ARRAYS]; /* the oracle's view of it on the host */
         unsigned fold_grid, fold_block;
+        int nearest;
     } at[TKHI_SLOTS];
+    int nearest;              /* every piece's sums rounded to nearest (tkhi_call.nearest) */
     size_t corrupt_index;     /* the test hook, taken from the context for this call */
     unsigned corrupt_bit;
     unsigned grid, block;     /* of the first (or only) launch */

@@ -211,6 +211,8 @@ static tkh_status enqueue(host_run *r, int s, const piece *pc)
     r->at[s].count = pc->count;
     r->at[s].fold_grid = c->fold_grid;
     r->at[s].fold_block = c->fold_block;
+    r->at[s].nearest = c->nearest;
+    r->nearest &= c->nearest;
     const size_t scratch = tkhi_launch_scratch(&l);
     if (scratch > 0)
         st = tkhi_device_buffer(ctx, &slot->scratch, scratch, "a reduction's partials");
@@ -398,6 +400,7 @@ tkh_status tkhi_host_pipeline(host_run *r)
             }
             c->fold_grid = r->at[slot].fold_grid; /* the launch the piece's sum bound assumes */
             c->fold_block = r->at[slot].fold_block;
+            c->nearest = r->at[slot].nearest;
         }
         if (job.post >= 0 && !job.whole) { /* not split alike: put in place first */
             tkhi_host_step(r, step_part, &job);

@@ -78,6 +78,8 @@ typedef struct tkhi_call {
     unsigned fold_grid, fold_block;        /* reductions: the launch shape the sum bound
                                               assumes (an axis kernel's: 1 and its threads
                                               along one output's elements) */
+    int nearest;                           /* matrix products: the sums the bound assumes
+                                              (tkh_product_nearest_fn), of the launch */
     int shapes_only;                       /* planned for the outputs' shapes alone
                                               (tkh_tensor_output_shapes): no context, no outputs */
     int out_ndim;                          /* the shape every output must have, recorded by */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "shapes.h"
+#include "tokitai_hip/codegen/small_m.h"
 
 /* The plan's dimensions: k (reduced), n, m, then the batch, innermost first. */
 enum { K_DIM = 0, N_DIM = 1, M_DIM = 2, BATCH_DIM = 3 };
@@ -179,13 +180,14 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
 }
 
 /* Tiles of 128 x 128 outputs (the FMA kernel's), a block of 256 threads each, over the
- * batch too; the launcher's matrix-instruction kernel takes fewer of them where it runs. */
+ * batch too; the launcher's matrix-instruction kernel takes fewer of them where it runs.
+ * And the sums the oracle's bound assumes for p on this device (c->nearest). */
 static void geometry(const tkh_context *ctx, tkhi_call *c, tkh_plan *p, const void *input, unsigned *grid,
     unsigned *block)
 {
     (void)ctx;
-    (void)c;
     (void)input;
+    c->nearest = c->kernel->nearest != NULL && c->kernel->nearest(p);
     const int64_t plane = p->size[N_DIM] * p->size[M_DIM];
     const int64_t tiles = (p->size[N_DIM] + 127) / 128 * ((p->size[M_DIM] + 127) / 128) * (plane ? p->count / plane : 0);
     *block = 256;
@@ -220,7 +222,7 @@ tkh_status tkhi_matmul_check(const tkhi_call *c, unsigned char *const *base, con
         const size_t ok = k->check_product(base[0] + off[0] * (int64_t)c->size[0], stride[0][K_DIM],
             base[1] + off[1] * (int64_t)c->size[1], stride[1][K_DIM], stride[1][N_DIM], columns, column_n,
             base[out] + off[out] * (int64_t)c->size[out], stride[out][N_DIM], scalars, (size_t)p->reduce_count,
-            (size_t)run, &part->note);
+            c->nearest, (size_t)run, &part->note);
         if (part->note.worst > before) /* the check names it within the run */
             part->note.worst_index = (size_t)(at + (int64_t)part->note.worst_index);
         if (ok < (size_t)run) {
@@ -245,7 +247,7 @@ static void describe(const tkhi_call *c, tkh_report *report)
 
 static const char *layout(const tkhi_call *c)
 {
-    if (c->plan.size[M_DIM] >= 1 && c->plan.size[M_DIM] <= 16) /* the launcher's small-m threshold */
+    if (c->plan.size[M_DIM] >= 1 && c->plan.size[M_DIM] <= TKH_SMALL_M_ROWS)
         return ", the small-m kernel (at most 16 rows: a block a few columns over the whole of k)";
     return ", FMA tiles of 128 x 128 outputs (or mma.sync tiles of 128 x 256)";
 }

@@ -274,7 +274,7 @@ static int block_agrees(const row_at *ra, const block_sums *pr, int64_t j0, int6
             cabs += fabs(b);
         }
     }
-    const double bound = tkh_projection_bound(pr->k, j1 - j0, pr->cmp.u_acc, pr->cmp.tiny_acc, pr->cmp.u_out, pr->cmp.tiny_out,
+    const double bound = tkh_projection_bound(pr->k, c->nearest, j1 - j0, pr->cmp.u_acc, pr->cmp.tiny_acc, pr->cmp.u_out, pr->cmp.tiny_out,
         lhs, rhs, mag, sabs, cabs);
     if (bound < 0)
         return 0; /* special values, or a bound past use: recomputed in full */
@@ -370,7 +370,7 @@ size_t tkhi_matmul_project_device(const tkhi_call *c, const tkh_oracle_policy *p
     if (entries * 16 > (double)MOST_BYTES)
         return 0;
     *args = (tkh_projection_args){ .seed = projection_seed(policy), .blocks = blocks, .chunks = chunks,
-        .extra = k->arity > 2 && !c->absent[2] };
+        .extra = k->arity > 2 && !c->absent[2], .nearest = c->nearest };
     comparison_constants(acc, out, args);
     return (size_t)entries * 16;
 }

@@ -111,6 +111,28 @@ template <bool bf16> static __device__ __forceinline__ void tkh_mma_16816(float 
 
 #if defined(TKH_PLATFORM_NVIDIA)
 #include "tokitai_hip/codegen/matrix_core_sm90.h"
+
+#if defined(__HIPCC__) || defined(__CUDACC__)
+#include "tokitai_hip/codegen/hip_platform.h"
+
+/* Whether the current device runs the mma.sync kernels: compute capability 8.0 or later.
+ * Asked once per device and kept, so that a call costs one hipGetDevice. */
+static inline bool tkh_mma_device(void)
+{
+    static int known[64]; /* 0 not asked yet, 1 yes, 2 no */
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess || device < 0 || device >= 64)
+        return false;
+    int v = __atomic_load_n(&known[device], __ATOMIC_RELAXED);
+    if (v == 0) {
+        int major = 0;
+        v = hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) == hipSuccess && major >= 8
+            ? 1 : 2;
+        __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
+    }
+    return v == 1;
+}
+#endif
 #endif
 
 #if !defined(TKH_PLATFORM_NVIDIA)

@@ -40,20 +40,31 @@ TKH_HD static inline uint64_t tkh_projection_weight(uint64_t seed, int64_t j)
     return z ^ (z >> 31);
 }
 
+/* The roundings of a sum of k products in the accumulator, and their unit as a multiple of
+ * its unit roundoff: k at 1 where every operation rounds to nearest (any order: no product
+ * passes through more than k of them), else 2k + 2 at 2 (matrix instructions: the tensor
+ * cores' truncation, docs/matmul.md). */
+TKH_HD static inline double tkh_sum_steps(int64_t k, int nearest, double *unit)
+{
+    *unit = nearest ? 1 : 2;
+    return nearest ? (double)k : 2 * (double)k + 2;
+}
+
 /* The bound within which a block of w outputs' weighted sum (lhs) and the same sum from
  * the inputs (rhs: over q of a[i, q] y[q], plus the extra input's) agree, when every
- * output is within the full check's bound: k additions in the accumulator at twice its
- * unit roundoff u_acc (subnormal spacing tiny_acc), the extra input's addition and the
+ * output is within the full check's bound: the roundings of k products' sum in the
+ * accumulator (tkh_sum_steps; unit roundoff u_acc, subnormal spacing tiny_acc), the extra input's addition and the
  * output's rounding (u_out, tiny_out), summed over the block, in mag (sum over q of
  * |a[i, q]| z[q], z the block's sums of |b|), sabs (the sum of |outputs|) and xabs (of
  * |extra input|); then the checker's own sums in double (y and z: a block's terms; the
  * row's: k and a block's), with room. Negative where the bound is of no use (a special
  * value among the sums, or k past what the accumulator can bound): the block is then
  * recomputed in full. */
-TKH_HD static inline double tkh_projection_bound(int64_t k, int64_t w, double u_acc, double tiny_acc, double u_out,
-    double tiny_out, double lhs, double rhs, double mag, double sabs, double xabs)
+TKH_HD static inline double tkh_projection_bound(int64_t k, int nearest, int64_t w, double u_acc, double tiny_acc,
+    double u_out, double tiny_out, double lhs, double rhs, double mag, double sabs, double xabs)
 {
-    const double steps = 2 * (double)k + 2, g = steps * 2 * u_acc;
+    double unit;
+    const double steps = tkh_sum_steps(k, nearest, &unit), g = steps * unit * u_acc;
     const double host = ((double)k + 2 * TKH_PROJECTION_BLOCK + 8) * 0x1p-53;
     if (!isfinite(lhs) || !isfinite(rhs) || !isfinite(mag) || g >= 0.5 || host >= 0x1p-10)
         return -1;
@@ -72,6 +83,7 @@ typedef struct tkh_projection_args {
     int64_t chunks;              /* the sums over k taken in this many pieces (their partial sums
                                     added in order): small m still fills the device */
     int extra;                   /* 1: input 2 is given and is added to the sum */
+    int nearest;                 /* the product's sums rounded to nearest (tkh_sum_steps) */
 } tkh_projection_args;
 
 /* What it gives back (device memory, filled by the kernels; the host reads it when they

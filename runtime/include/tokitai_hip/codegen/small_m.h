@@ -1,5 +1,6 @@
 /* The small-m kernels' maps (templates/matmul_small_m.hip.tpl), host and device code, so
- * that tests/unit/test_small_m.cc runs them over one block on the CPU.
+ * that tests/unit/test_small_m.cc runs them over one block on the CPU (the runtime's C
+ * takes the constants and plain functions).
  *
  * A block is 256 threads in 8 groups of 32 lanes (an AMD wave of 64 holds two groups, so
  * the lanes exchanged and the sums' order are the same on both platforms). Each thread
@@ -14,8 +15,13 @@
 #if defined(__HIPCC__) || defined(__CUDACC__)
 #define TKH_SMALL_FN __host__ __device__ __forceinline__
 #else
+#include <stdbool.h>
 #define TKH_SMALL_FN static inline
 #endif
+
+/* The launcher takes the small-m kernel for products of at most this many rows (their
+ * batches' rows folded together where b is the same for every batch). */
+#define TKH_SMALL_M_ROWS 16
 
 /* Threads a block, groups of 32 lanes. */
 #define TKH_SMALL_THREADS 256
@@ -54,6 +60,7 @@ TKH_SMALL_FN unsigned tkh_small_mask(int s)
     return 16u >> s;
 }
 
+#if defined(__cplusplus)
 /* Step s with c > 1 values held: value j (j < c / 2) that the lane sends, and the value it
  * keeps in v[j] once it has 'got' its partner's: the lane whose mask bit is set keeps the
  * upper half. With c == 1 both lanes keep the one value and add the other's. */
@@ -68,6 +75,7 @@ template <typename R, int P> TKH_SMALL_FN void tkh_small_in(R (&v)[P], int j, in
     const R lo = v[j], hi = v[c > 1 ? j + c / 2 : j];
     v[j] = (up ? hi : lo) + got;
 }
+#endif
 
 /* After the 'bits' steps: the index of the first value the lane holds (it holds
  * tkh_small_count(p, bits) of them, in order), and whether it is the one lane of its

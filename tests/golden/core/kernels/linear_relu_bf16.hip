@@ -312,9 +312,7 @@ __global__ void __launch_bounds__(256) tkhk_linear_relu_bf16_mma(const uint16_t 
 static int tkhk_linear_relu_bf16_mma_fits(const void *const *inputs, const tkh_plan *p, int *a_kmajor, int *b_kmajor)
 {
 #if defined(TKH_PLATFORM_NVIDIA)
-    int device = 0, major = 0;
-    if (hipGetDevice(&device) != hipSuccess
-        || hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) != hipSuccess || major < 8)
+    if (!tkh_mma_device())
         return 0;
     const int64_t k = p->size[0], n = p->size[1], m = p->size[2], c = TKHM_EPC;
     const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
@@ -857,7 +855,7 @@ static int tkhk_linear_relu_bf16_small_m(const void *const *inputs, const tkh_pl
     const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out)
 {
     const int64_t k = p->size[0], n = p->size[1], m = p->size[2];
-    if (m > 16 || m < 1 || n < 1 || p->count < 1)
+    if (m > TKH_SMALL_M_ROWS || m < 1 || n < 1 || p->count < 1)
         return -1;
     typedef void (*kernel_t)(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const tkh_plan);
 #define TKHS_ROW(mt) { tkhk_linear_relu_bf16_small<mt, false, false>, tkhk_linear_relu_bf16_small<mt, false, true>, \
@@ -921,6 +919,25 @@ extern "C" TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *i
 #endif
     hipLaunchKernelGGL(tkhk_linear_relu_bf16_tiles, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (const uint16_t *)inputs[2], (uint16_t *)outputs[0], *plan);
     return (int)hipGetLastError();
+}
+
+/* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more
+ * rows than the call), on the current device sums in round-to-nearest fused multiply-adds
+ * (tkh_product_nearest_fn): the small-m kernel takes every plan of at most TKH_SMALL_M_ROWS
+ * rows; above that, a matrix-instruction kernel may take it where the device runs one. */
+extern "C" TKH_HIDDEN int tkhk_linear_relu_bf16_launch_nearest(const tkh_plan *plan)
+{
+    if (plan->size[2] <= TKH_SMALL_M_ROWS)
+        return 1;
+#if defined(TKH_PLATFORM_NVIDIA)
+    if (tkh_mma_device())
+        return 0;
+#endif
+#if !defined(TKH_PLATFORM_NVIDIA)
+    if (tkh_mfma_device())
+        return 0;
+#endif
+    return 1;
 }
 
 #undef TKHM_BM

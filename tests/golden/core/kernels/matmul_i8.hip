@@ -320,9 +320,7 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_mma(const int8_t *__restri
 static int tkhk_matmul_i8_mma_fits(const void *const *inputs, const tkh_plan *p, int *a_kmajor, int *b_kmajor)
 {
 #if defined(TKH_PLATFORM_NVIDIA)
-    int device = 0, major = 0;
-    if (hipGetDevice(&device) != hipSuccess
-        || hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) != hipSuccess || major < 8)
+    if (!tkh_mma_device())
         return 0;
     const int64_t k = p->size[0], n = p->size[1], m = p->size[2], c = TKHM_EPC;
     const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
@@ -865,7 +863,7 @@ static int tkhk_matmul_i8_small_m(const void *const *inputs, const tkh_plan *p, 
     const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out)
 {
     const int64_t k = p->size[0], n = p->size[1], m = p->size[2];
-    if (m > 16 || m < 1 || n < 1 || p->count < 1)
+    if (m > TKH_SMALL_M_ROWS || m < 1 || n < 1 || p->count < 1)
         return -1;
     typedef void (*kernel_t)(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan);
 #define TKHS_ROW(mt) { tkhk_matmul_i8_small<mt, false, false>, tkhk_matmul_i8_small<mt, false, true>, \
@@ -924,6 +922,25 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *inputs, 
 #endif
     hipLaunchKernelGGL(tkhk_matmul_i8_tiles, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const int8_t *)inputs[0], (const int8_t *)inputs[1], (int32_t *)outputs[0], *plan);
     return (int)hipGetLastError();
+}
+
+/* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more
+ * rows than the call), on the current device sums in round-to-nearest fused multiply-adds
+ * (tkh_product_nearest_fn): the small-m kernel takes every plan of at most TKH_SMALL_M_ROWS
+ * rows; above that, a matrix-instruction kernel may take it where the device runs one. */
+extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_nearest(const tkh_plan *plan)
+{
+    if (plan->size[2] <= TKH_SMALL_M_ROWS)
+        return 1;
+#if defined(TKH_PLATFORM_NVIDIA)
+    if (tkh_mma_device())
+        return 0;
+#endif
+#if !defined(TKH_PLATFORM_NVIDIA)
+    if (tkh_mfma_device())
+        return 0;
+#endif
+    return 1;
 }
 
 #undef TKHM_BM

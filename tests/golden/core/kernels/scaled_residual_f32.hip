@@ -435,7 +435,7 @@ static int tkhk_scaled_residual_f32_small_m(const void *const *inputs, const tkh
     const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out)
 {
     const int64_t k = p->size[0], n = p->size[1], m = p->size[2];
-    if (m > 16 || m < 1 || n < 1 || p->count < 1)
+    if (m > TKH_SMALL_M_ROWS || m < 1 || n < 1 || p->count < 1)
         return -1;
     typedef void (*kernel_t)(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan);
 #define TKHS_ROW(mt) { tkhk_scaled_residual_f32_small<mt, false, false>, tkhk_scaled_residual_f32_small<mt, false, true>, \
@@ -490,6 +490,21 @@ extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const
 #endif
     hipLaunchKernelGGL(tkhk_scaled_residual_f32_tiles, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (const float *)inputs[1], (const float *)inputs[2], (const float *)inputs[3], (float *)outputs[0], *plan);
     return (int)hipGetLastError();
+}
+
+/* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more
+ * rows than the call), on the current device sums in round-to-nearest fused multiply-adds
+ * (tkh_product_nearest_fn): the small-m kernel takes every plan of at most TKH_SMALL_M_ROWS
+ * rows; above that, a matrix-instruction kernel may take it where the device runs one. */
+extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_nearest(const tkh_plan *plan)
+{
+    if (plan->size[2] <= TKH_SMALL_M_ROWS)
+        return 1;
+#if !defined(TKH_PLATFORM_NVIDIA)
+    if (tkh_mfma_device())
+        return 0;
+#endif
+    return 1;
 }
 
 #undef TKHM_BM

@@ -22,13 +22,14 @@ extern TKH_HIDDEN const tkh_kernel_info tkhi_kernel_matmul_i8;
 
 TKH_HIDDEN size_t tkhi_check_matmul_i8_product(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
     const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
-    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+    const void *const *scalars, size_t k, int nearest, size_t count, tkh_check_note *note)
 {
     const int8_t *pa = (const int8_t *)a, *pb = (const int8_t *)b;
     const int32_t *got = (const int32_t *)out;
     (void)columns;
     (void)column_n;
     (void)scalars;
+    (void)nearest; /* integers: exact */
     for (size_t j0 = 0; j0 < count; j0 += TKHM_CHUNK) {
         const size_t w = count - j0 < TKHM_CHUNK ? count - j0 : TKHM_CHUNK;
         uint32_t sum[TKHM_CHUNK] = { 0 };

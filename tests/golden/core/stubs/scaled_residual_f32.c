@@ -21,15 +21,18 @@ extern TKH_HIDDEN const tkh_kernel_info tkhi_kernel_scaled_residual_f32;
 #define TKHM_CHUNK 256 /* outputs summed together, so that b is read along its rows */
 
 /* The device's sum of k products in the accumulator's type t, in any order and blocking,
- * from the host's: each of the k additions loses at most 2 u of the running magnitude
- * (round-to-nearest gives u; the tensor cores' truncation up to 2 u, docs/matmul.md), so
- * |device - exact| <= gamma(2k + 2) at 2 u times the sum of |products|, plus an underflow
- * per addition; the host's own sum in 'w' adds its rounding. Non-finite products: NaN, or
- * infinities of both signs, give NaN whatever the order; infinities of one sign give that
- * infinity unless the finite part may overflow. */
-static tkh_eb product_sum(long double sum, long double mag, int special, int64_t k, long double w, tkh_eb_type t)
+ * from the host's: in round-to-nearest operations ('nearest') no product passes through more
+ * than k roundings of at most u each, so |device - exact| <= gamma(k) at u times the sum of
+ * |products|; on matrix instructions each of the k additions may lose up to 2 u of the
+ * running magnitude (the tensor cores' truncation, docs/matmul.md): gamma(2k + 2) at 2 u
+ * (tkh_sum_steps); plus an underflow per rounding; the host's own sum in 'w' adds its
+ * rounding. Non-finite products: NaN, or infinities of both signs, give NaN whatever the
+ * order; infinities of one sign give that infinity unless the finite part may overflow. */
+static tkh_eb product_sum(long double sum, long double mag, int special, int64_t k, int nearest, long double w,
+    tkh_eb_type t)
 {
-    const long double n = 2 * (long double)k + 2, g = n * 2 * t.u;
+    double unit;
+    const long double n = tkh_sum_steps(k, nearest, &unit), g = n * unit * t.u;
     tkh_eb r = { sum, 0 };
     if (special) {
         r.v = (special & 4) || special == 3 ? NAN : special == 1 ? INFINITY : -INFINITY;
@@ -44,7 +47,7 @@ static tkh_eb product_sum(long double sum, long double mag, int special, int64_t
 
 TKH_HIDDEN size_t tkhi_check_scaled_residual_f32_product(const void *a, int64_t a_k, const void *b, int64_t b_k, int64_t b_n,
     const void *const *columns, const int64_t *column_n, const void *out, int64_t out_n,
-    const void *const *scalars, size_t k, size_t count, tkh_check_note *note)
+    const void *const *scalars, size_t k, int nearest, size_t count, tkh_check_note *note)
 {
     const float *pa = (const float *)a, *pb = (const float *)b;
     const float *got = (const float *)out;
@@ -55,6 +58,7 @@ TKH_HIDDEN size_t tkhi_check_scaled_residual_f32_product(const void *a, int64_t 
     (void)columns;
     (void)column_n;
     (void)scalars;
+    (void)nearest; /* integers: exact */
     for (size_t j0 = 0; j0 < count; j0 += TKHM_CHUNK) {
         const size_t w = count - j0 < TKHM_CHUNK ? count - j0 : TKHM_CHUNK;
         double sum[TKHM_CHUNK] = { 0 };
@@ -75,7 +79,7 @@ TKH_HIDDEN size_t tkhi_check_scaled_residual_f32_product(const void *a, int64_t 
         for (size_t j = 0; j < w; ++j) {
             const size_t at = j0 + j;
             const float g = got[(int64_t)at * out_n];
-            const tkh_eb e_acc = product_sum(sum[j], mag[j], special[j], (int64_t)k, 0x1p-53L, TKH_EB_F32);
+            const tkh_eb e_acc = product_sum(sum[j], mag[j], special[j], (int64_t)k, nearest, 0x1p-53L, TKH_EB_F32);
             const tkh_eb e_scale = tkh_eb_exact(p_scale ? (long double)p_scale[(int64_t)at * n_scale] : (long double)(1));
             const tkh_eb e_residual = tkh_eb_exact(p_residual ? (long double)p_residual[(int64_t)at * n_residual] : (long double)(0));
             const tkh_eb_type U = TKH_EB_F32;
