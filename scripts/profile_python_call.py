@@ -2,9 +2,9 @@
 """Where the time of one small device call goes: th.add(x, y, out=z) on [32, 32] + [32, 32]
 f32 torch tensors on the GPU, device oracle off, broken into the pieces the package runs
 (torch's current stream, each __dlpack__(stream=), dropping a capsule, which gives the
-tensor back, and tkh_tensor_call alone with its arguments built once), against the whole
-call with and without a report and torch.add(x, y, out=z). Median microseconds a call,
-as JSON. Usage (a build with add):
+tensor back, and tkh_tensor_call alone with its arguments built once, and that call's own
+pieces in the CUDA runtime), against the whole call with and without a report and
+torch.add(x, y, out=z). Median microseconds a call, as JSON. Usage (a build with add):
   TOKITAI_HIP_LIBRARY=build/runtime/libtokitai_hip.so PYTHONPATH=python \\
       python3 scripts/profile_python_call.py"""
 import ctypes
@@ -55,6 +55,19 @@ kernel = next(kp for kp in th.add.op.kernels if kp.contents.type == b"f32")
 handle, report = quiet.handle, n.Report()
 out["c_call"] = per_call(lambda s: n.tkh_tensor_call(handle, kernel, ctypes.byref(args), None))
 out["c_call_report"] = per_call(lambda s: n.tkh_tensor_call(handle, kernel, ctypes.byref(args), ctypes.byref(report)))
+# the C call's pieces in the CUDA runtime the library links (a flat kernel's launch, beside
+# cudaGetDevice and cudaSetDevice, which a call asks and sets, and cudaGetLastError), from
+# the same foreign calls, whose own cost is a call of a library function that does nothing
+out["ctypes_call"] = per_call(lambda s: n.tkh_status_name(0))
+maps = [line.split()[-1] for line in open("/proc/self/maps") if "libcudart" in line]
+ours = [p for p in maps if "-packages" not in p] or maps
+if ours:
+    cudart, current = ctypes.CDLL(ours[0]), ctypes.c_int()
+    out["cudart"] = ours[0]
+    out["cuda_get_device"] = per_call(lambda s: cudart.cudaGetDevice(ctypes.byref(current)))
+    out["cuda_set_device"] = per_call(lambda s: cudart.cudaSetDevice(dev))
+    out["cuda_get_last_error"] = per_call(lambda s: cudart.cudaGetLastError())
+out["torch_launch"] = per_call(lambda s: torch.cuda._sleep(0))  # one kernel launch from torch's C++
 out["th_add"] = per_call(lambda s: th.add(x, y, out=z, ctx=quiet))
 out["th_add_report"] = per_call(lambda s: th.add(x, y, out=z, ctx=reporting))
 out["th_add_new_output"] = per_call(lambda s: th.add(x, y, ctx=quiet))

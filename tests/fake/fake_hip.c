@@ -43,10 +43,16 @@ void fake_hip_set_devices(int count)
 }
 
 hipError_t hipGetDeviceCount(int *count) { *count = atomic_load(&devices); return hipSuccess; }
+static _Thread_local int current; /* the calling thread's device, as HIP keeps it */
+
 hipError_t hipSetDevice(int device)
 {
-    return device >= 0 && device < atomic_load(&devices) ? hipSuccess : hipErrorInvalidDevice;
+    if (device < 0 || device >= atomic_load(&devices))
+        return hipErrorInvalidDevice;
+    current = device;
+    return hipSuccess;
 }
+hipError_t hipGetDevice(int *device) { *device = current; return hipSuccess; }
 hipError_t hipRuntimeGetVersion(int *v) { *v = 1; return hipSuccess; }
 hipError_t hipDriverGetVersion(int *v) { *v = 1; return hipSuccess; }
 

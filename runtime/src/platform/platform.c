@@ -45,8 +45,14 @@ int tkh_context_fault_fired(const tkh_context *ctx, tkh_fault kind)
     return atomic_load(&((tkh_context *)ctx)->fault_fired[kind]);
 }
 
+/* Only where the thread's current device is another: getting it reads the thread's state,
+ * setting it (cudaSetDevice under HIP on NVIDIA) goes to the driver, once a call. PyTorch's
+ * c10::cuda::SetDevice asks first too. */
 int tkhi_set_device(tkh_context *ctx)
 {
+    int current = -1;
+    if (hipGetDevice(&current) == hipSuccess && current == ctx->device.selected)
+        return 0;
     return (int)hipSetDevice(ctx->device.selected);
 }
 
