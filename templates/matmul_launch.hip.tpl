@@ -65,3 +65,4 @@ extern "C" TKH_HIDDEN int $(k.launch)_nearest(const tkh_plan *plan)
 #undef TKHM_BM
 #undef TKHM_BN
 #undef TKHM_BK
+#undef TKHM_PAD

@@ -52,11 +52,16 @@ static __device__ __forceinline__ void tkhk_matmul_i8_place(const tkh_plan &p, i
 #define TKHM_BM 128
 #define TKHM_BN 128
 #define TKHM_BK 8
+/* Rows of the shared tiles padded by 4 elements: where an operand is stored along k (its
+ * contiguous dimension), the 32 lanes of a warp write 8 k of 4 rows, which in rows of 128
+ * would share 4 banks (8 ways); in rows of 132 they take all 32. 16 bytes keep the reads'
+ * vectors aligned. */
+#define TKHM_PAD 4
 
 __global__ void __launch_bounds__(256) tkhk_matmul_i8_tiles(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan tkhm_p)
 {
-    __shared__ __align__(16) uint32_t tkhm_as[2][TKHM_BK][TKHM_BM];
-    __shared__ __align__(16) uint32_t tkhm_bs[2][TKHM_BK][TKHM_BN];
+    __shared__ __align__(16) uint32_t tkhm_as[2][TKHM_BK][TKHM_BM + TKHM_PAD];
+    __shared__ __align__(16) uint32_t tkhm_bs[2][TKHM_BK][TKHM_BN + TKHM_PAD];
     const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
     const int64_t tkhm_tiles = (tkhm_n + TKHM_BN - 1) / TKHM_BN * ((tkhm_m + TKHM_BM - 1) / TKHM_BM)
         * (tkhm_p.count / (tkhm_n * tkhm_m));
@@ -946,3 +951,4 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_nearest(const tkh_plan *plan)
 #undef TKHM_BM
 #undef TKHM_BN
 #undef TKHM_BK
+#undef TKHM_PAD
