@@ -1,7 +1,7 @@
 /* Uses the downstream ops through their generated entry points and through the same
  * registry lookup as TokitaiHip's core kernels, runs an op under the ulp rule over 2^28
- * inputs and the project's own normalizations over host tensors (DLPack) along either
- * axis, each result checked by the oracle. Exits 77 when there is no GPU. */
+ * inputs, the project's own normalizations over host tensors (DLPack) along either axis and
+ * its own matrix product, each result checked by the oracle. Exits 77 when there is no GPU. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +57,43 @@ static tkh_status normalizations(tkh_context *ctx)
     return st;
 }
 
+/* The project's matrix product, alpha (a @ b) + beta c: flat in f32 with an addend of m x n,
+ * then over f16 tensors with b a transposed view (b^T stored [n, k]) and c one row broadcast
+ * over m; every output checked by the oracle within its bound. */
+static tkh_status products(tkh_context *ctx)
+{
+    enum { M = 37, N = 53, K = 129 };
+    static float a[M * K], b[K * N], c[M * N], out[M * N];
+    static uint16_t ha[M * K], hbt[N * K], hc[N], hout[M * N];
+    for (int i = 0; i < M * K; ++i) {
+        a[i] = (float)((i * 29) % 61) / 30.0f - 1.0f;
+        ha[i] = tkh_f32_to_f16(a[i]);
+    }
+    for (int i = 0; i < K * N; ++i) {
+        b[i] = (float)((i * 17) % 43) / 21.0f - 1.0f;
+        hbt[i % N * K + i / N] = tkh_f32_to_f16(b[i]);
+    }
+    for (int i = 0; i < M * N; ++i)
+        c[i] = (float)(i % 7) - 3.0f;
+    for (int j = 0; j < N; ++j)
+        hc[j] = tkh_f32_to_f16((float)j / 8.0f);
+    tkh_report report;
+    tkh_status st = my_ops_gemm_f32(ctx, a, b, c, 0.5f, -2.0f, out, M, N, K, &report);
+    if (st == TKH_OK)
+        printf("gemm f32 [%d, %d] @ [%d, %d]: oracle %s, largest error %.3g of its bound\n", M, K, K, N,
+            report.oracle_matches ? "matches" : "differs", report.max_ulp_error);
+    int64_t sa[2] = { M, K }, sb[2] = { K, N }, b_t[2] = { 1, K }, sc[1] = { N }, so[2] = { M, N };
+    const DLDataType f16 = { kDLFloat, 16, 1 };
+    const DLTensor ta = { ha, { kDLCPU, 0 }, 2, f16, sa, NULL, 0 }, tb = { hbt, { kDLCPU, 0 }, 2, f16, sb, b_t, 0 };
+    const DLTensor tc = { hc, { kDLCPU, 0 }, 1, f16, sc, NULL, 0 }, to = { hout, { kDLCPU, 0 }, 2, f16, so, NULL, 0 };
+    if (st == TKH_OK)
+        st = my_ops_gemm_f16_tensor(ctx, &ta, &tb, &tc, 1.0f, 0.25f, &to, NULL, &report);
+    if (st == TKH_OK)
+        printf("gemm f16, b a transposed view, c a row: oracle %s, largest error %.3g of its bound\n",
+            report.oracle_matches ? "matches" : "differs", report.max_ulp_error);
+    return st;
+}
+
 int main(void)
 {
     const float alpha = 2.0f, x[4] = { 1.0f, 2.0f, 4.0f, -1.0f };
@@ -104,6 +141,12 @@ int main(void)
     st = normalizations(ctx);
     if (st != TKH_OK) {
         fprintf(stderr, "my_app: normalizations: %s: %s\n", tkh_status_name(st), tkh_last_error());
+        tkh_context_destroy(ctx);
+        return 1;
+    }
+    st = products(ctx);
+    if (st != TKH_OK) {
+        fprintf(stderr, "my_app: products: %s: %s\n", tkh_status_name(st), tkh_last_error());
         tkh_context_destroy(ctx);
         return 1;
     }

@@ -135,3 +135,13 @@ normalization {
   reductions = { { "rstd", identity = "(ACC)0", map = "x * x", combine = "a + b", post = "rsqrt(a / n + eps)" } },
   map = "x * rstd * ((ACC)1 + offset)",
 }
+
+-- A matrix product of the project's own (docs/matmul.md): BLAS's GEMM, c an addend of any
+-- shape that broadcasts to the output (0 when not given), alpha and beta in the accumulator.
+matmul {
+  name = "gemm",
+  inputs = "T a, T b, T c = 0, scalar ACC alpha, scalar ACC beta",
+  types = { "f16", "f32" },
+  epilogue = "alpha * acc + beta * c",
+  semantics = "alpha (a @ b) + beta c, batched and broadcast as numpy.matmul",
+}
