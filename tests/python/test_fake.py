@@ -119,6 +119,16 @@ def test_device_arrays_are_enqueued_and_checked_on_request():
         th.add(OnDevice(a), OnDevice(b))
 
 
+def test_device_arrays_in_place_are_checked_against_the_inputs_before():
+    a, b = f32(4, 8), f32(8)
+    want = a + b
+    A = OnDevice(a)
+    with th.Context(device_oracle="full"):
+        th.add(A, OnDevice(b), out=A)  # a += b: the oracle reads a as it was
+    np.testing.assert_array_equal(a, want)
+    assert th.last_report()["cpu_oracle_matches"] is True
+
+
 @pytest.fixture
 def on_device_maker(monkeypatch):
     """OnDevice arrays made as the array libraries' are (th._arrays.MAKERS): NumPy arrays

@@ -571,6 +571,15 @@ static void test_device_tensors(void **state)
     assert_int_equal(add_call(ctx, &a.t, &b.t, &o.t, &r), TKH_OK);
     assert_true(r.oracle_matches);
     assert_int_equal(r.oracle_compared, 6);
+    /* in place, a += row: the oracle reads a as it was before the kernel overwrote it, and a
+     * wrong output is still caught */
+    assert_int_equal(add_call(ctx, &a.t, &b.t, &a.t, &r), TKH_OK);
+    assert_int_equal(m[5], 36);
+    assert_true(r.oracle_matches && has_evidence(&r, "the inputs an output overwrites: before the launch"));
+    assert_int_equal(tkh_context_corrupt_next_output(ctx, 4, 3), TKH_OK);
+    expect(add_call(ctx, &a.t, &b.t, &a.t, &r), TKH_ERR_ORACLE_MISMATCH, "element [1, 1] of [2, 3] differs");
+    for (int i = 0; i < 6; ++i)
+        m[i] = i + 1;
     const int64_t axis1 = 1, s2[1] = { 2 };
     int32_t s[2];
     make(&o, s, 1, s2, NULL);

@@ -33,38 +33,59 @@ tkh_status tkhi_with_partials(tkh_context *ctx, void *stream, size_t bytes, cons
     return st;
 }
 
-/* The device oracle: waits for the stream, copies every array's span back, checks. */
+/* Array a's span copied back from the device into a new buffer (*copy; left NULL for an
+ * array not given or of no elements) once the stream has run what it holds. */
+static tkh_status copy_back(tkhi_call *c, tkh_context *ctx, tkh_stream stream, unsigned a, unsigned char **copy)
+{
+    const size_t bytes = tkhi_span_bytes(c, a);
+    if (c->absent[a] || bytes == 0)
+        return TKH_OK;
+    if ((*copy = malloc(bytes)) == NULL)
+        return tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu bytes to check tensor %u failed", c->fn, bytes, a);
+    int err = tkhi_copy_to_host(ctx, *copy, c->base[a] + c->lo[a] * (int64_t)c->size[a], bytes, stream);
+    if (err != 0)
+        return tkhi_fail_runtime(TKH_ERR_COPY, err, "%s: copying tensor %u back from device %d failed", c->fn, a,
+            ctx->device.selected);
+    if ((err = tkhi_stream_wait(ctx, stream)) != 0)
+        return tkhi_fail_runtime(TKH_ERR_SYNC, err, "%s: waiting for the copy of tensor %u from device %d failed",
+            c->fn, a, ctx->device.selected);
+    return TKH_OK;
+}
+
+/* Whether input a is also an output (in place, the one overlap a plan admits). */
+static int written(const tkhi_call *c, unsigned a)
+{
+    for (unsigned o = c->kernel->arity; o < c->arrays; ++o)
+        if (tkhi_spans_overlap(c, a, o))
+            return 1;
+    return 0;
+}
+
+/* The device oracle: waits for the stream, copies every array's span back (but the inputs
+ * an output overwrote, copied before the launch into 'before'), checks. */
 static tkh_status check_on_host(tkhi_call *c, tkh_context *ctx, const tkh_oracle_policy *policy,
-    const void *const *scalars, tkh_stream stream, tkh_report *report)
+    const void *const *scalars, tkh_stream stream, unsigned char **before, tkh_report *report)
 {
     const tkh_kernel_info *k = c->kernel;
-    unsigned char *copy[TKH_MAX_ARRAYS] = { NULL }, *base[TKH_MAX_ARRAYS];
+    unsigned char *copy[TKH_MAX_ARRAYS] = { NULL }, *base[TKH_MAX_ARRAYS] = { NULL };
     int err = tkhi_stream_wait(ctx, stream);
     tkh_status st = err == 0 ? TKH_OK : tkhi_fail_runtime(TKH_ERR_SYNC, err, "%s: running %s on device %d failed",
         c->fn, k->symbol, ctx->device.selected);
+    int earlier = 0;
     for (unsigned a = 0; a < c->arrays && st == TKH_OK; ++a) {
-        const size_t bytes = tkhi_span_bytes(c, a);
-        base[a] = NULL;
-        if (c->absent[a] || bytes == 0) /* not given, or no elements */
-            continue;
-        if ((copy[a] = malloc(bytes)) == NULL) {
-            st = tkhi_fail(TKH_ERR_HOST_ALLOC, "%s: allocating %zu bytes to check tensor %u failed", c->fn, bytes, a);
-            break;
-        }
-        if ((err = tkhi_copy_to_host(ctx, copy[a], c->base[a] + c->lo[a] * (int64_t)c->size[a], bytes, stream)) != 0)
-            st = tkhi_fail_runtime(TKH_ERR_COPY, err, "%s: copying tensor %u back from device %d failed", c->fn, a,
-                ctx->device.selected);
-        else if ((err = tkhi_stream_wait(ctx, stream)) != 0)
-            st = tkhi_fail_runtime(TKH_ERR_SYNC, err, "%s: waiting for the copy of tensor %u from device %d failed",
-                c->fn, a, ctx->device.selected);
-        base[a] = copy[a] - c->lo[a] * (int64_t)c->size[a];
+        unsigned char *held = a < k->arity ? before[a] : NULL;
+        earlier |= held != NULL;
+        if (held == NULL && (st = copy_back(c, ctx, stream, a, &copy[a])) == TKH_OK)
+            held = copy[a];
+        if (held != NULL)
+            base[a] = held - c->lo[a] * (int64_t)c->size[a];
     }
     tkhi_oracle o = { .samples = NULL };
     if (st == TKH_OK)
         st = tkhi_check(c, policy, base, (const int64_t(*)[TKH_MAX_DIMS])c->plan.stride, scalars, &o);
     if (st == TKH_OK) {
-        tkhi_evidence(report, "device oracle policy %s: waited for the stream, copied the tensors back",
-            tkh_oracle_mode_name(policy->mode));
+        tkhi_evidence(report, "device oracle policy %s: waited for the stream, copied the tensors back%s",
+            tkh_oracle_mode_name(policy->mode), earlier ? " (the inputs an output overwrites: before the launch)" : "");
         st = tkhi_verdict(c, &o, (size_t)tkhi_plan_outputs(c, &c->plan), report);
     }
     tkhi_oracle_end(&o);
@@ -190,8 +211,10 @@ tkh_status tkhi_device_flat(tkh_context *ctx, const tkh_kernel_info *kernel, con
     return enqueue(&l, NULL);
 }
 
-tkh_status tkhi_device_run(tkh_context *ctx, tkhi_call *c, const void *const *scalars, tkh_stream stream,
-    const tkh_oracle_policy *policy, tkh_report *report)
+/* The call enqueued and checked under 'policy' (device_run's hooks); 'before' holds the
+ * inputs an output overwrites, copied back before the launch for the oracle. */
+static tkh_status run_and_check(tkh_context *ctx, tkhi_call *c, const void *const *scalars, tkh_stream stream,
+    const tkh_oracle_policy *policy, unsigned char **before, tkh_report *report)
 {
     const tkh_kernel_info *k = c->kernel;
     const void *in[TKH_MAX_INPUTS];
@@ -233,5 +256,24 @@ tkh_status tkhi_device_run(tkh_context *ctx, tkhi_call *c, const void *const *sc
             return st != TKH_OK ? st : tkhi_verdict(c, &o, (size_t)tkhi_plan_outputs(c, &c->plan), report);
         }
     }
-    return check_on_host(c, ctx, policy, scalars, stream, report);
+    return check_on_host(c, ctx, policy, scalars, stream, before, report);
+}
+
+tkh_status tkhi_device_run(tkh_context *ctx, tkhi_call *c, const void *const *scalars, tkh_stream stream,
+    const tkh_oracle_policy *policy, tkh_report *report)
+{
+    unsigned char *before[TKH_MAX_INPUTS] = { NULL };
+    tkh_status st = TKH_OK;
+    if (policy->mode != TKH_ORACLE_OFF) /* inputs an output overwrites, as they are before the kernel */
+        for (unsigned a = 0; a < c->kernel->arity && st == TKH_OK; ++a)
+            if (written(c, a)) {
+                const int err = tkhi_set_device(ctx);
+                st = err != 0 ? tkhi_fail_runtime(TKH_ERR_RUNTIME, err, "selecting device %d failed",
+                    ctx->device.selected) : copy_back(c, ctx, stream, a, &before[a]);
+            }
+    if (st == TKH_OK)
+        st = run_and_check(ctx, c, scalars, stream, policy, before, report);
+    for (unsigned a = 0; a < TKH_MAX_INPUTS; ++a)
+        free(before[a]);
+    return st;
 }

@@ -166,6 +166,16 @@ static inline size_t tkhi_span_bytes(const tkhi_call *c, unsigned a)
     return (size_t)(c->hi[a] - c->lo[a] + 1) * c->size[a];
 }
 
+/* Whether the ranges of bytes of arrays a and b share any. */
+static inline int tkhi_spans_overlap(const tkhi_call *c, unsigned a, unsigned b)
+{
+    if (c->hi[a] < c->lo[a] || c->hi[b] < c->lo[b])
+        return 0;
+    const uintptr_t x = (uintptr_t)(c->base[a] + c->lo[a] * (int64_t)c->size[a]);
+    const uintptr_t y = (uintptr_t)(c->base[b] + c->lo[b] * (int64_t)c->size[b]);
+    return x < y + tkhi_span_bytes(c, b) && y < x + tkhi_span_bytes(c, a);
+}
+
 /* "f32", "bool" (TKH_DLPACK_BOOL), or "code 5, 64 bits, 1 lanes" for what is no type of ours. */
 TKH_HIDDEN const char *tkhi_dtype_name(DLDataType t, char *buf, size_t size);
 

@@ -125,16 +125,6 @@ static int span(const DLTensor *t, const int64_t *stride, int64_t *lo, int64_t *
     return 0;
 }
 
-/* The ranges of bytes of arrays a and b share any. */
-static int spans_overlap(const tkhi_call *c, unsigned a, unsigned b)
-{
-    if (c->hi[a] < c->lo[a] || c->hi[b] < c->lo[b])
-        return 0;
-    const uintptr_t x = (uintptr_t)(c->base[a] + c->lo[a] * (int64_t)c->size[a]);
-    const uintptr_t y = (uintptr_t)(c->base[b] + c->lo[b] * (int64_t)c->size[b]);
-    return x < y + tkhi_span_bytes(c, b) && y < x + tkhi_span_bytes(c, a);
-}
-
 /* A sufficient test that no two elements of a tensor share memory: with the dimensions
  * in order of |stride|, each stride passes the reach of the ones below it. */
 static int may_overlap_itself(const DLTensor *t, const int64_t *stride)
@@ -287,7 +277,7 @@ tkh_status tkhi_call_finish(const char *fn, tkhi_call *c, int64_t (*stride)[TKH_
                 tkhi_format_dims(other, sizeof other, c->tensor[o]->ndim, c->tensor[o]->shape),
                 tkhi_format_dims((char[200]){ 0 }, 200, c->tensor[o]->ndim, stride[o]));
         for (unsigned a = 0; a < o; ++a) {
-            if (!spans_overlap(c, a, o))
+            if (!tkhi_spans_overlap(c, a, o))
                 continue;
             int exact = a < kernel->arity && c->base[a] == c->base[o] && c->size[a] == c->size[o]
                 && !c->folds;
