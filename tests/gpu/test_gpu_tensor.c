@@ -313,6 +313,17 @@ static void device_tensors_checked(void **state)
     st = tkh_sum_f32_tensor(ctx, &tx, &ts, &axis, 1, 0, NULL, &r);
     if (st != TKH_OK || !r.oracle_matches || r.oracle_compared != 1000)
         fail_msg("sum_f32 over rows of [1000, 3001]: %s", r.message);
+    /* in place, x += x: the oracle reads x as the kernel did, before it was overwritten */
+    st = tkh_add_f32_tensor(ctx, &tx, &tx, &tx, NULL, &r);
+    if (st != TKH_OK || !r.oracle_matches || r.oracle_compared != 1000 * 3001)
+        fail_msg("add_f32 in place over [1000, 3001]: %s", r.message);
+    float *twice = malloc(sizeof(float) * 1000 * 3001);
+    assert_non_null(twice);
+    assert_int_equal(hipMemcpy(twice, d_x, sizeof(float) * 1000 * 3001, hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < 1000 * 3001; ++i)
+        if (twice[i] != 2 * x[i])
+            fail_msg("add_f32 in place: element %zu is %.9g, expected %.9g", i, twice[i], 2 * x[i]);
+    free(twice);
     const tkh_oracle_policy off = { TKH_ORACLE_OFF, 0, 0 };
     assert_int_equal(tkh_context_set_device_oracle(ctx, &off), TKH_OK);
     hipFree(d_a);
