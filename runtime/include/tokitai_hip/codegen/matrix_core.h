@@ -15,6 +15,26 @@
 
 #include <stdint.h>
 
+#if defined(__HIPCC__) || defined(__CUDACC__)
+#include "tokitai_hip/codegen/hip_platform.h"
+
+/* Whether the current device runs a kind of matrix-instruction kernel: ask(device), asked
+ * once per device and kept in known (0 not asked yet, 1 yes, 2 no), so that a launcher's
+ * call costs one hipGetDevice. */
+static inline bool tkh_device_runs(int known[64], bool (*ask)(int device))
+{
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess || device < 0 || device >= 64)
+        return false;
+    int v = __atomic_load_n(&known[device], __ATOMIC_RELAXED);
+    if (v == 0) {
+        v = ask(device) ? 1 : 2;
+        __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
+    }
+    return v == 1;
+}
+#endif
+
 #if defined(TKH_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define TKH_HAS_MMA_SYNC 1
 
@@ -113,24 +133,17 @@ template <bool bf16> static __device__ __forceinline__ void tkh_mma_16816(float 
 #include "tokitai_hip/codegen/matrix_core_sm90.h"
 
 #if defined(__HIPCC__) || defined(__CUDACC__)
-#include "tokitai_hip/codegen/hip_platform.h"
+static inline bool tkh_sm80_or_later(int device)
+{
+    int major = 0;
+    return hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) == hipSuccess && major >= 8;
+}
 
-/* Whether the current device runs the mma.sync kernels: compute capability 8.0 or later.
- * Asked once per device and kept, so that a call costs one hipGetDevice. */
+/* Whether the current device runs the mma.sync kernels: compute capability 8.0 or later. */
 static inline bool tkh_mma_device(void)
 {
-    static int known[64]; /* 0 not asked yet, 1 yes, 2 no */
-    int device = 0;
-    if (hipGetDevice(&device) != hipSuccess || device < 0 || device >= 64)
-        return false;
-    int v = __atomic_load_n(&known[device], __ATOMIC_RELAXED);
-    if (v == 0) {
-        int major = 0;
-        v = hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) == hipSuccess && major >= 8
-            ? 1 : 2;
-        __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
-    }
-    return v == 1;
+    static int known[64];
+    return tkh_device_runs(known, tkh_sm80_or_later);
 }
 #endif
 #endif
@@ -243,26 +256,19 @@ TKH_HD static inline unsigned tkh_mfma_acc_col(unsigned lane)
 }
 
 #if defined(__HIPCC__)
-#include "tokitai_hip/codegen/hip_platform.h"
+static inline bool tkh_gfx90a(int device)
+{
+    hipDeviceProp_t p;
+    return hipGetDeviceProperties(&p, device) == hipSuccess && strncmp(p.gcnArchName, "gfx90a", 6) == 0
+        && (p.gcnArchName[6] == '\0' || p.gcnArchName[6] == ':');
+}
 
 /* Whether the current device runs the MFMA kernels: a gfx90a (any features), whose code
- * object has their bodies (other targets' code objects have them empty). The arch is asked
- * once per device and kept, so that a call costs one hipGetDevice. */
+ * object has their bodies (other targets' code objects have them empty). */
 static inline bool tkh_mfma_device(void)
 {
-    static int known[64]; /* 0 not asked yet, 1 gfx90a, 2 another */
-    int device = 0;
-    if (hipGetDevice(&device) != hipSuccess || device < 0 || device >= 64)
-        return false;
-    int v = __atomic_load_n(&known[device], __ATOMIC_RELAXED);
-    if (v == 0) {
-        hipDeviceProp_t p;
-        v = hipGetDeviceProperties(&p, device) == hipSuccess && strncmp(p.gcnArchName, "gfx90a", 6) == 0
-                && (p.gcnArchName[6] == '\0' || p.gcnArchName[6] == ':')
-            ? 1 : 2;
-        __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
-    }
-    return v == 1;
+    static int known[64];
+    return tkh_device_runs(known, tkh_gfx90a);
 }
 #endif
 
