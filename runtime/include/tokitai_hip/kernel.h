@@ -106,8 +106,8 @@ typedef size_t (*tkh_product_check_fn)(const void *a, int64_t a_k, const void *b
  * accumulator's type (the FMA tiles, the small-m kernel): 1, and the oracle's bound is that
  * of k such roundings at the unit roundoff, in any order; 0 where a matrix instruction may
  * run (its own rounding is not IEEE's: the bound of 2k + 2 roundings at twice the unit
- * roundoff, docs/matmul.md). Asks the runtime for the device's compute capability or
- * architecture; any failure answers 0. */
+ * roundoff, docs/matmul.md). Answers as the launcher chooses, from the device's compute
+ * capability or architecture (where the runtime cannot say, both take the FMA tiles). */
 typedef int (*tkh_product_nearest_fn)(const tkh_plan *plan);
 
 /* A matrix product's projected check on the device (docs/matmul.md): enqueues on 'stream'
