@@ -14,6 +14,7 @@ args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(--types f32,bf16 --sizes 4096,8192 --oracle projected)
 tree=$(cd "$(dirname "$0")/.." && pwd)
 variant=$(mktemp -d)/tree
+trap 'rm -rf "$(dirname "$variant")"' EXIT
 mkdir -p "$out"
 cp -r "$tree" "$variant" && rm -rf "$variant"/build*
 (cd "$variant" && if command -v patch >/dev/null; then patch -p1 --quiet < "$patch_file"
