@@ -47,7 +47,7 @@ extern "C" TKH_HIDDEN int $(k.launch)_nearest(const tkh_plan *plan)
 {
     if (plan->size[2] <= TKH_SMALL_M_ROWS)
         return 1;
-@ if mma then
+@ if mma and not mma.fma then
 #if defined(TKH_PLATFORM_NVIDIA)
     if (tkh_mma_device())
         return 0;

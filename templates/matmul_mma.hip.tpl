@@ -1,8 +1,10 @@
-@ -- NVIDIA's mma.sync kernel of a matrix product (sm_80 and later), after templates/matmul.hip.tpl.
+@ -- NVIDIA's kernel of asynchronous copies (sm_80 and later) of a matrix product: mma.sync tiles, or
+@ -- for f32 the same pipeline feeding fused multiply-adds, after templates/matmul.hip.tpl.
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
 @ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma
 @ -- The matrix-instruction kernel of this type, if any (NVIDIA sm_80 and later): 16-bit floats
-@ -- and i8 on warp tiles of mma.sync (chunks of 8 or 16 elements), f64 on m16n8k8 tiles.
+@ -- and i8 on warp tiles of mma.sync (chunks of 8 or 16 elements), f64 on m16n8k8 tiles, f32 on
+@ -- fused multiply-adds (no matrix instruction rounds f32 products as IEEE does).
 @ if mma then
 /* Where a and b lie in shared memory: a stage holds a's tile and b's tile (rows of 64 bytes
  * along k when an operand is K-major, k contiguous; rows along m (n), one per k, when it is
@@ -24,6 +26,8 @@
 #define TKHM_KMAJOR(row, chunk) ((((row) << 2) + ((chunk) ^ (((row) >> 1) & 3))) * TKHM_EPC)
 @   if mma.epc == 8 then
 #define TKHM_SWIZZLE(row) ((row) & 7) /* ldmatrix's 8 rows: 8 successive k */
+@   elseif mma.fma then
+#define TKHM_SWIZZLE(row) 0 /* a warp reads 16 successive chunks of one row */
 @   else
 #define TKHM_SWIZZLE(row) (((row) & 1) | (((row) >> 1) & 6)) /* ldmatrix's 8 rows: k 4q + {0, 1} (or {2, 3}) */
 @   end
@@ -43,6 +47,12 @@
 /* Tiles of 128 x 128 outputs a block of 8 warps (2 along m, 4 along n), each warp 64 x 32
  * of them as 4 x 4 tiles of m16n8k8 in f64 (tkh_mma_1688_f64); a's and b's tiles 16 along
  * k through TKHM_STAGES stages of asynchronous copies, read an element a lane a load. */
+@ elseif mma.fma then
+/* Tiles of 128 x 128 outputs a block of 256 threads, 8 x 8 a thread as fused multiply-adds in
+ * f32 (the FMA tiles' work, round to nearest, each output's chain in the order of k); a's and
+ * b's tiles TKHM_KT along k through TKHM_STAGES stages of asynchronous copies, read from shared
+ * memory 16 bytes at a time. The launcher takes this kernel only where every chunk is whole
+ * and aligned (docs/matmul.md). */
 @ else
 /* Tiles of 128 x 256 outputs a block of 8 warps (2 along m, 4 along n), each warp 64 x 64
  * of them as 4 x 8 mma.sync $(mma.epc == 8 and "m16n8k16 tiles (f32 accumulators)" or "m16n8k32 tiles (s32 accumulators)");
@@ -63,6 +73,35 @@ __global__ void __launch_bounds__(256) $(k.symbol)_mma($(table.concat(params, ",
     const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
     const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
     const unsigned tid = threadIdx.x, lane = tid % 32, wm = tid / 128, wn = tid / 32 % 4;
+@ if mma.fma then
+    const unsigned tx = tid % 16, ty = tid / 16;
+    (void)lane;
+    (void)wm;
+    (void)wn;
+    /* A thread's row (column) i of 8 in a tile: t + 16 i where the operand is K-major, so that
+     * the 8 lanes of one 16-byte read take 8 rows, in different banks by TKHM_KMAJOR's swizzle;
+     * 4 t + i % 4 + 64 (i / 4) where it is MN-major, 4 neighbours a read. */
+    auto tkhm_own = [](bool kmajor, unsigned t, unsigned i) { return kmajor ? t + 16 * i : 64 * (i / 4) + 4 * t + i % 4; };
+    /* those rows' (columns') elements at k 4 c .. 4 c + 3 of a stage's tile s */
+    auto tkhm_fragment = [&](float (&f)[8][4], const float *s, bool kmajor, unsigned t, unsigned c, unsigned per_row) {
+#pragma unroll
+        for (unsigned i = 0; i < 8; ++i) {
+            const float4 v = *(const float4 *)(s + (kmajor ? TKHM_KMAJOR(tkhm_own(true, t, i), c)
+                : TKHM_MNMAJOR(4 * c + i % 4, 16 * (i / 4) + t, per_row)));
+            if (kmajor) {
+                f[i][0] = v.x;
+                f[i][1] = v.y;
+                f[i][2] = v.z;
+                f[i][3] = v.w;
+            } else { /* read i: k 4 c + i % 4 of rows (columns) 4 i/4 .. of this thread */
+                f[4 * (i / 4)][i % 4] = v.x;
+                f[4 * (i / 4) + 1][i % 4] = v.y;
+                f[4 * (i / 4) + 2][i % 4] = v.z;
+                f[4 * (i / 4) + 3][i % 4] = v.w;
+            }
+        }
+    };
+@ end
     /* chunks of a stage: each operand's rows (K-major: TKHM_KT / TKHM_EPC chunks; MN-major:
      * a row of the tile along m or n), a thread's share of each */
     constexpr unsigned a_row = AK ? TKHM_KT / TKHM_EPC : TKHM_MT / TKHM_EPC, b_row = BK ? TKHM_KT / TKHM_EPC : TKHM_NT / TKHM_EPC;
@@ -113,6 +152,14 @@ __global__ void __launch_bounds__(256) $(k.symbol)_mma($(table.concat(params, ",
             }
             k_next += TKHM_KT;
         };
+@ if mma.fma then
+        float acc[8][8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                acc[i][j] = 0;
+@ else
         $(mma.epc == 2 and "double" or mma.epc == 8 and "float" or "int") acc[4][$(mma.epc == 2 and 4 or 8)][4];
 #pragma unroll
         for (int i = 0; i < 4; ++i)
@@ -121,6 +168,7 @@ __global__ void __launch_bounds__(256) $(k.symbol)_mma($(table.concat(params, ",
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
                     acc[i][j][e] = 0;
+@ end
 #pragma unroll
         for (int st = 0; st < TKHM_STAGES - 1; ++st) {
             if (st < ktiles)
@@ -134,7 +182,34 @@ __global__ void __launch_bounds__(256) $(k.symbol)_mma($(table.concat(params, ",
                 fetch((int)((kt + TKHM_STAGES - 1) % TKHM_STAGES));
             tkh_copy_commit();
             const $(mma.e) *sa = tkhm_s + (kt % TKHM_STAGES) * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
-@ if mma.epc == 2 then
+@ if mma.fma then
+            /* the stage's k in chunks of 4: a lane's 8 rows of a and 8 columns of b at those k,
+             * then their 4 x 64 products */
+#pragma unroll
+            for (unsigned c = 0; c < TKHM_KT / TKHM_EPC; ++c) {
+                float fa[8][4], fb[8][4];
+                tkhm_fragment(fa, sa, AK, ty, c, a_row);
+                tkhm_fragment(fb, sb, BK, tx, c, b_row);
+#pragma unroll
+                for (unsigned q = 0; q < 4; ++q)
+#pragma unroll
+                    for (int i = 0; i < 8; ++i)
+#pragma unroll
+                        for (int j = 0; j < 8; ++j)
+                            acc[i][j] = fmaf(fa[i][q], fb[j][q], acc[i][j]);
+            }
+        }
+        tkh_copy_wait<0>();
+        __syncthreads(); /* before the next tile's fetches */
+#pragma unroll
+        for (unsigned i = 0; i < 8; ++i)
+#pragma unroll
+            for (unsigned j = 0; j < 8; ++j) {
+                const int64_t m = m0 + tkhm_own(AK, ty, i), n = n0 + tkhm_own(BK, tx, j);
+                if (m < tkhm_m && n < tkhm_n)
+                    $(k.symbol)_finish($(pass), tkhm_p, at, m, n, acc[i][j]);
+            }
+@ elseif mma.epc == 2 then
             /* the stage's k in two halves; a lane's elements of the fragments
              * (tkh_mma_1688_f64): rows (columns) g + 8 r, k 8 h + t + 4 s */
             const unsigned g = lane / 4, t = lane % 4;

@@ -157,7 +157,7 @@ M.kernel_templates = { "matmul.hip.tpl", "matmul_mma.hip.tpl", "matmul_projectio
 -- wraps), a and b, the kernels' parameters, the launcher's arguments, the names passed on,
 -- the output's array index, and the matrix instructions of this type, if any: mma
 -- (NVIDIA sm_80 and later: 16-bit floats and i8 on warp tiles of mma.sync in chunks of 8 or
--- 16 elements, f64 on m16n8k8 tiles) and mfma (AMD gfx90a: f16, bf16 and i8 on 16 x 16 x 16
+-- 16 elements, f64 on m16n8k8 tiles, f32 on fused multiply-adds fed the same way: fma) and mfma (AMD gfx90a: f16, bf16 and i8 on 16 x 16 x 16
 -- instructions, f32 and f64 on 16 x 16 x 4 ones; e: the element as the kernel moves it, f:
 -- a lane's operand of one instruction, acc: its accumulators, op: the instruction's
 -- function in tokitai_hip/codegen/matrix_core.h, with _tiny and _wide for 16-bit floats), and
@@ -185,6 +185,7 @@ function M.template_locals(k)
   L.mma = (half and acc == "f32" and { epc = 8, e = "uint16_t", bm = 128, bn = 256 })
     or (t == "i8" and acc == "i32" and { epc = 16, e = "int8_t", bm = 128, bn = 256 })
     or (t == "f64" and acc == "f64" and { epc = 2, e = "double", bm = 128, bn = 128 })
+    or (t == "f32" and acc == "f32" and { epc = 4, e = "float", bm = 128, bn = 128, fma = true })
   L.wgmma = half and acc == "f32" and { e = "uint16_t", bf16 = t == "bf16" and "true" or "false",
     op = "wgmma.mma_async m64n256k16.f32." .. t .. "." .. t }
   L.mfma = (half and acc == "f32" and { e = "uint16_t", f = "uint64_t", acc = "tkh_f32x4", op = "tkh_mfma_" .. t, wide = true })
