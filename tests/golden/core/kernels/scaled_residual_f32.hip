@@ -141,6 +141,225 @@ __global__ void __launch_bounds__(256) tkhk_scaled_residual_f32_tiles(const floa
     }
 }
 
+/* Where a and b lie in shared memory: a stage holds a's tile and b's tile (rows of 64 bytes
+ * along k when an operand is K-major, k contiguous; rows along m (n), one per k, when it is
+ * MN-major), filled by asynchronous copies of 16-byte chunks of TKHM_EPC elements, each
+ * chunk of a row moved by the row's swizzle so that the 8 (or 16) rows a warp reads at
+ * once fall in different banks. */
+#define TKHM_EPC 4
+#define TKHM_KT (4 * TKHM_EPC) /* k of a stage: rows of 4 chunks when K-major */
+#define TKHM_STAGES 4
+#define TKHM_KMAJOR(row, chunk) ((((row) << 2) + ((chunk) ^ (((row) >> 1) & 3))) * TKHM_EPC)
+#define TKHM_SWIZZLE(row) 0 /* a warp reads 16 successive chunks of one row */
+#define TKHM_MNMAJOR(row, chunk, per_row) (((row) * (per_row) + ((chunk) ^ TKHM_SWIZZLE(row))) * TKHM_EPC)
+#define TKHM_MT 128
+#define TKHM_NT 128
+#define TKHM_A_TILE (TKHM_MT * TKHM_KT) /* elements of a stage's a tile, then its b tile */
+#define TKHM_STAGE (TKHM_A_TILE + TKHM_NT * TKHM_KT)
+
+/* Tiles of 128 x 128 outputs a block of 256 threads, 8 x 8 a thread as fused multiply-adds in
+ * f32 (the FMA tiles' work, round to nearest, each output's chain in the order of k); a's and
+ * b's tiles TKHM_KT along k through TKHM_STAGES stages of asynchronous copies, read from shared
+ * memory 16 bytes at a time. The launcher takes this kernel only where every chunk is whole
+ * and aligned (docs/matmul.md). */
+template <bool AK, bool BK>
+__global__ void __launch_bounds__(256) tkhk_scaled_residual_f32_mma(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan tkhm_p)
+{
+#if defined(TKH_HAS_MMA_SYNC)
+    extern __shared__ __align__(128) unsigned char tkhm_smem[]; /* one name for every kernel of a unit */
+    float *const tkhm_s = (float *)tkhm_smem;
+    const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
+    const int64_t tkhm_tiles = (tkhm_n + TKHM_NT - 1) / TKHM_NT * ((tkhm_m + TKHM_MT - 1) / TKHM_MT)
+        * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t ktiles = (tkhm_k + TKHM_KT - 1) / TKHM_KT;
+    const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
+    const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
+    const unsigned tid = threadIdx.x, lane = tid % 32, wm = tid / 128, wn = tid / 32 % 4;
+    const unsigned tx = tid % 16, ty = tid / 16;
+    (void)lane;
+    (void)wm;
+    (void)wn;
+    /* A thread's row (column) i of 8 in a tile: t + 16 i where the operand is K-major, so that
+     * the 8 lanes of one 16-byte read take 8 rows, in different banks by TKHM_KMAJOR's swizzle;
+     * 4 t + i % 4 + 64 (i / 4) where it is MN-major, 4 neighbours a read. */
+    auto tkhm_own = [](bool kmajor, unsigned t, unsigned i) { return kmajor ? t + 16 * i : 64 * (i / 4) + 4 * t + i % 4; };
+    /* those rows' (columns') elements at k 4 c .. 4 c + 3 of a stage's tile s */
+    auto tkhm_fragment = [&](float (&f)[8][4], const float *s, bool kmajor, unsigned t, unsigned c, unsigned per_row) {
+#pragma unroll
+        for (unsigned i = 0; i < 8; ++i) {
+            const float4 v = *(const float4 *)(s + (kmajor ? TKHM_KMAJOR(tkhm_own(true, t, i), c)
+                : TKHM_MNMAJOR(4 * c + i % 4, 16 * (i / 4) + t, per_row)));
+            if (kmajor) {
+                f[i][0] = v.x;
+                f[i][1] = v.y;
+                f[i][2] = v.z;
+                f[i][3] = v.w;
+            } else { /* read i: k 4 c + i % 4 of rows (columns) 4 i/4 .. of this thread */
+                f[4 * (i / 4)][i % 4] = v.x;
+                f[4 * (i / 4) + 1][i % 4] = v.y;
+                f[4 * (i / 4) + 2][i % 4] = v.z;
+                f[4 * (i / 4) + 3][i % 4] = v.w;
+            }
+        }
+    };
+    /* chunks of a stage: each operand's rows (K-major: TKHM_KT / TKHM_EPC chunks; MN-major:
+     * a row of the tile along m or n), a thread's share of each */
+    constexpr unsigned a_row = AK ? TKHM_KT / TKHM_EPC : TKHM_MT / TKHM_EPC, b_row = BK ? TKHM_KT / TKHM_EPC : TKHM_NT / TKHM_EPC;
+    constexpr unsigned a_chunks = TKHM_MT * TKHM_KT / TKHM_EPC / 256, b_chunks = TKHM_NT * TKHM_KT / TKHM_EPC / 256;
+    for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
+        int64_t at[5], m0, n0;
+        tkhk_scaled_residual_f32_place(tkhm_p, tile, TKHM_MT, TKHM_NT, at, m0, n0);
+        const float *ga = (const float *)p_x + at[0], *gb = (const float *)p_weight + at[1];
+        /* this thread's chunks of each k tile: where they lie in shared memory, where the first
+         * tile's are in memory, whether they are within m (n), and their offset along k; each
+         * fetch takes the next k tile into stage st */
+        const float *a_src[a_chunks], *b_src[b_chunks];
+        unsigned a_dst[a_chunks], b_dst[b_chunks], a_kq[a_chunks], b_kq[b_chunks];
+        bool a_in[a_chunks], b_in[b_chunks];
+        const int64_t a_step = AK ? TKHM_KT : TKHM_KT * a_k, b_step = BK ? TKHM_KT : TKHM_KT * b_k;
+#pragma unroll
+        for (unsigned i = 0; i < a_chunks; ++i) {
+            const unsigned e = tid + 256 * i, r = e / a_row, c = e % a_row;
+            const int64_t m = m0 + (AK ? r : c * TKHM_EPC);
+            a_kq[i] = AK ? c * TKHM_EPC : r;
+            a_in[i] = m < tkhm_m;
+            a_dst[i] = AK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, a_row);
+            a_src[i] = ga + (a_in[i] ? (AK ? m * a_m + a_kq[i] : a_kq[i] * a_k + m) : 0);
+        }
+#pragma unroll
+        for (unsigned i = 0; i < b_chunks; ++i) {
+            const unsigned e = tid + 256 * i, r = e / b_row, c = e % b_row;
+            const int64_t n = n0 + (BK ? r : c * TKHM_EPC);
+            b_kq[i] = BK ? c * TKHM_EPC : r;
+            b_in[i] = n < tkhm_n;
+            b_dst[i] = BK ? TKHM_KMAJOR(r, c) : TKHM_MNMAJOR(r, c, b_row);
+            b_src[i] = gb + (b_in[i] ? (BK ? n * b_n + b_kq[i] : b_kq[i] * b_k + n) : 0);
+        }
+        int64_t k_next = 0;
+        auto fetch = [&](int st) {
+            float *sa = tkhm_s + st * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
+#pragma unroll
+            for (unsigned i = 0; i < a_chunks; ++i) {
+                const bool ok = a_in[i] && k_next + a_kq[i] < tkhm_k;
+                tkh_copy16_async(sa + a_dst[i], ok ? a_src[i] : ga, ok);
+                a_src[i] += a_step;
+            }
+#pragma unroll
+            for (unsigned i = 0; i < b_chunks; ++i) {
+                const bool ok = b_in[i] && k_next + b_kq[i] < tkhm_k;
+                tkh_copy16_async(sb + b_dst[i], ok ? b_src[i] : gb, ok);
+                b_src[i] += b_step;
+            }
+            k_next += TKHM_KT;
+        };
+        float acc[8][8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                acc[i][j] = 0;
+#pragma unroll
+        for (int st = 0; st < TKHM_STAGES - 1; ++st) {
+            if (st < ktiles)
+                fetch(st);
+            tkh_copy_commit();
+        }
+        for (int64_t kt = 0; kt < ktiles; ++kt) {
+            tkh_copy_wait<TKHM_STAGES - 2>(); /* tile kt is in (its group and those before it) */
+            __syncthreads(); /* and every warp is done with the stage the next fetch fills */
+            if (kt + TKHM_STAGES - 1 < ktiles)
+                fetch((int)((kt + TKHM_STAGES - 1) % TKHM_STAGES));
+            tkh_copy_commit();
+            const float *sa = tkhm_s + (kt % TKHM_STAGES) * TKHM_STAGE, *sb = sa + TKHM_A_TILE;
+            /* the stage's k in chunks of 4: a lane's 8 rows of a and 8 columns of b at those k,
+             * then their 4 x 64 products */
+#pragma unroll
+            for (unsigned c = 0; c < TKHM_KT / TKHM_EPC; ++c) {
+                float fa[8][4], fb[8][4];
+                tkhm_fragment(fa, sa, AK, ty, c, a_row);
+                tkhm_fragment(fb, sb, BK, tx, c, b_row);
+#pragma unroll
+                for (unsigned q = 0; q < 4; ++q)
+#pragma unroll
+                    for (int i = 0; i < 8; ++i)
+#pragma unroll
+                        for (int j = 0; j < 8; ++j)
+                            acc[i][j] = fmaf(fa[i][q], fb[j][q], acc[i][j]);
+            }
+        }
+        tkh_copy_wait<0>();
+        __syncthreads(); /* before the next tile's fetches */
+#pragma unroll
+        for (unsigned i = 0; i < 8; ++i)
+#pragma unroll
+            for (unsigned j = 0; j < 8; ++j) {
+                const int64_t m = m0 + tkhm_own(AK, ty, i), n = n0 + tkhm_own(BK, tx, j);
+                if (m < tkhm_m && n < tkhm_n)
+                    tkhk_scaled_residual_f32_finish(p_x, p_weight, p_scale, p_residual, p_out, tkhm_p, at, m, n, acc[i][j]);
+            }
+    }
+#endif
+}
+
+/* Whether the mma kernel takes this plan on this device, and how a and b lie: each K-major
+ * or MN-major with its other strides (the batch's too) in whole 16-byte chunks, its base
+ * aligned to 16 bytes, and the contiguous dimension's chunks whole (a multiple of
+ * TKHM_EPC elements). */
+static int tkhk_scaled_residual_f32_mma_fits(const void *const *inputs, const tkh_plan *p, int *a_kmajor, int *b_kmajor)
+{
+#if defined(TKH_PLATFORM_NVIDIA)
+    if (!tkh_mma_device())
+        return 0;
+    const int64_t k = p->size[0], n = p->size[1], m = p->size[2], c = TKHM_EPC;
+    const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
+    for (int d = 3; d < p->ndim; ++d)
+        if (p->stride[0][d] % c != 0 || p->stride[1][d] % c != 0)
+            return 0;
+    if (((uintptr_t)inputs[0] | (uintptr_t)inputs[1]) % 16 != 0)
+        return 0;
+    *a_kmajor = a_k == 1 && a_m % c == 0 && k % c == 0;
+    *b_kmajor = b_k == 1 && b_n % c == 0 && k % c == 0;
+    return (*a_kmajor || (a_m == 1 && a_k % c == 0 && m % c == 0))
+        && (*b_kmajor || (b_n == 1 && b_k % c == 0 && n % c == 0));
+#else
+    (void)inputs;
+    (void)p;
+    (void)a_kmajor;
+    (void)b_kmajor;
+    return 0;
+#endif
+}
+
+/* The mma kernel for a's and b's layouts, with its shared memory (past 48 KB: opted in),
+ * over at most 'grid' blocks. */
+static int tkhk_scaled_residual_f32_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, void *stream, const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out,
+    const tkh_plan *plan)
+{
+    void (*const kernels[4])(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan) = { tkhk_scaled_residual_f32_mma<false, false>,
+        tkhk_scaled_residual_f32_mma<false, true>, tkhk_scaled_residual_f32_mma<true, false>, tkhk_scaled_residual_f32_mma<true, true> };
+    void (*const kernel)(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan) = kernels[2 * a_kmajor + b_kmajor];
+    const size_t bytes = TKHM_STAGES * TKHM_STAGE * sizeof(float);
+    hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e != hipSuccess)
+        return (int)e;
+    const int64_t tiles = (plan->size[1] + TKHM_NT - 1) / TKHM_NT * ((plan->size[2] + TKHM_MT - 1) / TKHM_MT)
+        * (plan->count / (plan->size[1] * plan->size[2]));
+    const unsigned blocks = tiles < (int64_t)grid ? (unsigned)(tiles > 0 ? tiles : 1) : grid;
+    hipLaunchKernelGGL(kernel, dim3(blocks), dim3(256), bytes, (hipStream_t)stream, p_x, p_weight, p_scale, p_residual, p_out, *plan);
+    return (int)hipGetLastError();
+}
+
+#undef TKHM_EPC
+#undef TKHM_KT
+#undef TKHM_STAGES
+#undef TKHM_MT
+#undef TKHM_NT
+#undef TKHM_A_TILE
+#undef TKHM_STAGE
+#undef TKHM_KMAJOR
+#undef TKHM_MNMAJOR
+#undef TKHM_SWIZZLE
+#undef TKHM_SPLACE
 #if !defined(TKH_PLATFORM_NVIDIA)
 /* Tiles of 128 x 128 outputs a block of 4 waves (AMD gfx90a), each wave 64 x 64 of them as 4 x 4
  * MFMA instructions of 16 x 16 (tokitai_hip/codegen/matrix_core.h: the tiles, the lanes' places);
@@ -488,6 +707,10 @@ extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const
     const int small = tkhk_scaled_residual_f32_small_m(inputs, plan, stream, (const float *)inputs[0], (const float *)inputs[1], (const float *)inputs[2], (const float *)inputs[3], (float *)outputs[0]);
     if (small >= 0)
         return small;
+    int a_kmajor = 0, b_kmajor = 0;
+    if (tkhk_scaled_residual_f32_mma_fits(inputs, plan, &a_kmajor, &b_kmajor)) {
+        return tkhk_scaled_residual_f32_mma_launch(a_kmajor, b_kmajor, grid, stream, (const float *)inputs[0], (const float *)inputs[1], (const float *)inputs[2], (const float *)inputs[3], (float *)outputs[0], plan);
+    }
 #if !defined(TKH_PLATFORM_NVIDIA)
     const int layout = tkhk_scaled_residual_f32_mfma_layout(inputs, plan);
     if (layout >= 0)
