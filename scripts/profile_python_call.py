@@ -44,6 +44,9 @@ out["current_stream_raw"] = per_call(lambda s: torch._C._cuda_getCurrentRawStrea
 for name, t in (("x", x), ("y", y), ("z", z)):
     out[f"dlpack_{name}"] = per_call(lambda s: t.__dlpack__(stream=stream))  # made and dropped
 out["dlpack_no_sync"] = per_call(lambda s: x.__dlpack__(stream=-1))  # what the package asks on torch's own stream
+# what a DLTensor could be filled from without a capsule: the attributes torch's own export reads
+out["torch_attributes"] = per_call(lambda s: (x.data_ptr(), x.shape, x.stride(), x.dtype, x.device.index,
+                                              x.requires_grad, x.is_conj(), x.is_neg(), x.layout))
 out["capsule_drop"] = per_call(lambda s: s.pop(), setup=lambda: [x.__dlpack__(stream=stream) for _ in range(2000)])
 capsules = [t.__dlpack__(stream=stream) for t in (x, y, z)]
 ptrs = [th._arrays._get_pointer(c, b"dltensor") for c in capsules]
