@@ -15,12 +15,18 @@
 
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
 @ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma
-/* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored. */
+/* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored; under
+ * TKH_PLAN_PARTIALS the sum itself, in the accumulator's type (p_out is then the launcher's
+ * partials). */
 static __device__ __forceinline__ void $(k.symbol)_finish($(table.concat(params, ", ")), const tkh_plan &tkhm_p,
     const int64_t *at, int64_t m, int64_t n, $(R) acc)
 {
     (void)p_$(a.name);
     (void)p_$(b.name);
+    if (tkhm_p.mode == TKH_PLAN_PARTIALS) {
+        (($(R) *)(void *)p_out)[at[$(out_index)] + m * tkhm_p.stride[$(out_index)][2] + n * tkhm_p.stride[$(out_index)][1]] = acc;
+        return;
+    }
 @ local call = { "(" .. k.acc.compute .. ")acc" }
 @ for _, c in ipairs(k.extras) do
     const $(k.acc.compute) c_$(c.name) = p_$(c.name) ? ($(k.acc.compute))$(load(c.type, "p_" .. c.name .. "[at[" .. c.index .. "] + m * tkhm_p.stride[" .. c.index .. "][2] + n * tkhm_p.stride[" .. c.index .. "][1]]")) : ($(k.acc.compute))($(c.default or "0"));

@@ -1,17 +1,14 @@
 @ -- The launcher of a matrix product's kernels, the last of its parts (templates/matmul.hip.tpl).
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
 @ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma, wgmma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma, L.wgmma
-/* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
- * of 256 threads: the small-m kernel for at most 16 rows, else the matrix-instruction kernel
- * where it fits (on NVIDIA wgmma where the device runs sm_90a code, else mma.sync; MFMA on a
- * gfx90a), else the FMA tiles. */
-extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
-    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
+/* The kernel for a plan of three dimensions or more (k, n, m, then the batch), blocks of 256
+ * threads: the small-m kernel for at most 16 rows, else the matrix-instruction kernel where it
+ * fits (on NVIDIA wgmma where the device runs sm_90a code, else mma.sync; MFMA on a gfx90a),
+ * else the FMA tiles. */
+static int $(k.symbol)_run(const void *const *inputs, void *const *outputs, const void *const *scalars,
+    const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
 {
     (void)scalars;
-    (void)scratch;
-    if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
-        return (int)hipErrorInvalidValue;
     const int small = $(k.symbol)_small_m(inputs, plan, stream, $(table.concat(args, ", ")));
     if (small >= 0)
         return small;
@@ -36,6 +33,67 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
 #endif
 @ end
     hipLaunchKernelGGL($(k.symbol)_tiles, dim3(grid), dim3(block), 0, (hipStream_t)stream, $(table.concat(args, ", ")), *plan);
+    return (int)hipGetLastError();
+}
+
+/* The sums of a split plan's slices of k (the partials, [split][count] in the order of the
+ * outputs' index: batch, m, n), each output's added in the order of the slices, then its
+ * epilogue and store. */
+__global__ void __launch_bounds__(256) $(k.symbol)_slices($(table.concat(params, ", ")), const tkh_plan tkhm_p,
+    const $(R) *__restrict__ part)
+{
+    const int64_t n = tkhm_p.size[1], m = tkhm_p.size[2], count = tkhm_p.count;
+    for (int64_t i = (int64_t)blockIdx.x * 256 + threadIdx.x; i < count; i += (int64_t)gridDim.x * 256) {
+        $(R) sum = part[i];
+        for (int s = 1; s < tkhm_p.split; ++s)
+            sum += part[s * count + i];
+        int64_t at[$(#k.inputs + 1)], rest = i / (n * m);
+        for (int x = 0; x < $(#k.inputs + 1); ++x)
+            at[x] = 0;
+        for (int d = 3; d < tkhm_p.ndim; ++d) {
+            const int64_t j = rest % tkhm_p.size[d];
+            rest /= tkhm_p.size[d];
+            for (int x = 0; x < $(#k.inputs + 1); ++x)
+                at[x] += j * tkhm_p.stride[x][d];
+        }
+        $(k.symbol)_finish($(pass), tkhm_p, at, i / n % m, i % n, sum);
+    }
+}
+
+/* The launcher. A plan split along k (plan->split slices of plan->chunk, chosen where the
+ * output's tiles are too few for the device: shapes/matmul.c) runs as a plan of one more batch
+ * dimension, the slices, whose sums go to 'scratch' (TKH_PLAN_PARTIALS), then the slices' sum
+ * and the epilogue. */
+extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
+        return (int)hipErrorInvalidValue;
+    if (plan->split <= 1)
+        return $(k.symbol)_run(inputs, outputs, scalars, plan, grid, block, stream);
+    if (scratch == NULL || plan->ndim >= TKH_MAX_DIMS || plan->chunk * plan->split != plan->size[0])
+        return (int)hipErrorInvalidValue;
+    tkh_plan q = *plan;
+    const int d = q.ndim++, o = $(out_index);
+    q.size[0] = plan->chunk;
+    q.size[d] = plan->split;
+    for (int x = 0; x < $(#k.inputs + 1); ++x)
+        q.stride[x][d] = x < 2 ? plan->chunk * plan->stride[x][0] : 0;
+    q.stride[o][1] = 1; /* the partials: [split, batch..., m, n], compact */
+    q.stride[o][2] = plan->size[1];
+    for (int e = 3; e <= d; ++e)
+        q.stride[o][e] = q.stride[o][e - 1] * q.size[e - 1];
+    q.count = plan->count * plan->split;
+    q.mode = TKH_PLAN_PARTIALS;
+    q.split = 1;
+    const uint64_t more = (uint64_t)grid * (uint64_t)plan->split;
+    void *const part[1] = { scratch };
+    int e = $(k.symbol)_run(inputs, part, scalars, &q, more < (1u << 20) ? (unsigned)more : (1u << 20), block, stream);
+    if (e != 0)
+        return e;
+    const int64_t blocks = (plan->count + 255) / 256;
+    hipLaunchKernelGGL($(k.symbol)_slices, dim3((unsigned)(blocks < 4096 ? blocks : 4096)), dim3(256), 0,
+        (hipStream_t)stream, $(table.concat(args, ", ")), *plan, (const $(R) *)scratch);
     return (int)hipGetLastError();
 }
 

@@ -73,7 +73,7 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .scalar_count = $(#k.scalars),
     .scalars = $(#k.scalars > 0 and (k.id .. "_scalars") or "NULL"),
     .out_count = $((k.op.shape == "reduction" or (k.op.shape == "normalization" and k.post)) and 1 or 0),
-    .scratch_size = $(k.op.shape == "reduction" and ("sizeof(" .. (k.index and ("struct { " .. k.acc.compute .. " value; int64_t index; }") or k.acc.compute) .. ")") or 0),
+    .scratch_size = $(k.op.shape == "reduction" and ("sizeof(" .. (k.index and ("struct { " .. k.acc.compute .. " value; int64_t index; }") or k.acc.compute) .. ")") or k.op.shape == "matmul" and ("sizeof(" .. k.acc.compute .. ")") or 0),
     .block = $(k.op.shape == "reduction" and reduce_block or k.op.shape == "normalization" and 1024 or 256),
     .vector_width = $(k.vector_width),
     .domain = $(cstr(k.type.domain)),

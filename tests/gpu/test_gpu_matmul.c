@@ -30,6 +30,7 @@
 
 static uint64_t seed;
 static tkh_context *ctx;
+static const char *expect; /* evidence every report of product_case must have, if not NULL */
 
 typedef struct tensor {
     DLTensor t;
@@ -193,6 +194,8 @@ static void product_case(const tkh_kernel_info *k, const char *what, int na, con
         outputs *= oshape[d];
     if (tkh_tensor_call(ctx, k, &args, &r) != TKH_OK || !r.oracle_matches || r.oracle_compared != (size_t)outputs)
         fail_msg("%s_%s, %s (seed %" PRIu64 "): %s", k->op, k->type, what, seed, r.message);
+    if (expect != NULL && !has_evidence(&r, expect))
+        fail_msg("%s_%s, %s (seed %" PRIu64 "): the report does not say \"%s\"", k->op, k->type, what, seed, expect);
     /* the bound of sums rounded to nearest wherever no matrix instruction can run: f32 has
      * none, and the small-m kernel takes every product of at most 16 rows */
     if (strcmp(k->domain, "integer") != 0 && (strcmp(k->type, "f32") == 0 || m <= 16)
@@ -259,7 +262,20 @@ static void every_product_over_tensors(void **state)
         product_case(kernel, "[2, 3, 80, 64] @ [3, 64, 48]: whole chunks, batched", 4, a5, NULL, 3, b48, NULL, 1, &s);
         product_case(kernel, "[32, 8200] @ [8200, 24]: whole chunks of 8 elements, a long k", 2, long8, NULL, 2,
             B(8200, 24), NULL, 1, &s);
-        runs += 14;
+        /* two tiles against k = 2048 (4 of them for 6 batches): k in slices whose sums a second
+         * kernel adds before the epilogue (shapes/matmul.c: 8 slices on any device of 8
+         * multiprocessors or more), for every kernel and layout of a and b */
+        const int64_t a_sl[2] = { 144, 2048 }, a_sl_t[2] = { 1, 144 }, a_slb[4] = { 2, 3, 80, 2048 };
+        const int64_t bt_sl[2] = { 1, kernel->b_nk ? 80 : 2048 };
+        const int64_t b_slb[3] = { 3, kernel->b_nk ? 48 : 2048, kernel->b_nk ? 2048 : 48 };
+        expect = "their partials folded by a second kernel";
+        product_case(kernel, "[144, 2048] @ [2048, 80], a bias: k in slices", 2, a_sl, NULL, 2, B(2048, 80), NULL, 1, &s);
+        product_case(kernel, "[144, 2048] @ [2048, 80]: k in slices, transposed views", 2, a_sl, a_sl_t, 2, B(2048, 80),
+            bt_sl, 0, &s);
+        product_case(kernel, "[2, 3, 80, 2048] @ [3, 2048, 48], a bias: k in slices, batched", 4, a_slb, NULL, 3, b_slb,
+            NULL, 1, &s);
+        expect = NULL;
+        runs += 17;
     }
     printf("%zu tensor calls of %zu matrix products passed\n", runs, kernels);
 }

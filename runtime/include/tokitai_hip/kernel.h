@@ -158,7 +158,8 @@ typedef struct tkh_kernel_info {
     int has_identity;                 /* reductions: a reduction over no elements gives the
                                          identity (its post step with n = 0); 0: it is
                                          refused with TKH_ERR_EMPTY (amax, argmin) */
-    size_t scratch_size;              /* device bytes per block of the grid (reductions) */
+    size_t scratch_size;              /* device bytes per block of the grid, or per output and
+                                         slice of a split plan (reductions, matrix products) */
     unsigned block;                   /* threads per block */
     unsigned vector_width;            /* elements per thread and step on aligned buffers */
     const char *domain;               /* "integer" */

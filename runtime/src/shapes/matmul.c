@@ -179,17 +179,41 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
     return TKH_OK;
 }
 
+/* Slices of k where the output's tiles are too few for the device (m of a few hundred rows
+ * against a long k: a transformer layer's m = 128): at most TKH_PLAN_MAX_SPLIT, each at least
+ * TKHI_SLICE_LEAST long and a whole number of TKHI_SLICE_STEP (every kernel's k tiles whole, the
+ * slices' offsets in whole 16-byte chunks), all alike (k a multiple of their count), enough
+ * for about two tiles of 128 x 128 a compute unit. */
+#define TKHI_SLICE_STEP 64
+#define TKHI_SLICE_LEAST 256
+
+static int slices(const tkh_context *ctx, const tkh_plan *p, int64_t tiles)
+{
+    const int64_t k = p->size[K_DIM], units = ctx->device.compute_units;
+    if (p->size[M_DIM] <= TKH_SMALL_M_ROWS || p->ndim >= TKH_MAX_DIMS || units <= 0 || tiles <= 0)
+        return 1;
+    int64_t s = 2 * units / tiles;
+    for (s = s < TKH_PLAN_MAX_SPLIT ? s : TKH_PLAN_MAX_SPLIT; s > 1; --s)
+        if (k % (s * TKHI_SLICE_STEP) == 0 && k / s >= TKHI_SLICE_LEAST)
+            break;
+    return s > 1 ? (int)s : 1;
+}
+
 /* Tiles of 128 x 128 outputs (the FMA kernel's), a block of 256 threads each, over the
  * batch too; the launcher's matrix-instruction kernel takes fewer of them where it runs.
- * And the sums the oracle's bound assumes for p on this device (c->nearest). */
+ * Where they are too few, k in slices (the launcher's partials: the kernel's scratch_size
+ * bytes an output and slice). And the sums the oracle's bound assumes for p on this device
+ * (c->nearest): a split adds split - 1 roundings to nearest to each sum of chunk products,
+ * within either bound (tkh_sum_steps) for k = split * chunk. */
 static void geometry(const tkh_context *ctx, tkhi_call *c, tkh_plan *p, const void *input, unsigned *grid,
     unsigned *block)
 {
-    (void)ctx;
     (void)input;
     c->nearest = c->kernel->nearest != NULL && c->kernel->nearest(p);
     const int64_t plane = p->size[N_DIM] * p->size[M_DIM];
     const int64_t tiles = (p->size[N_DIM] + 127) / 128 * ((p->size[M_DIM] + 127) / 128) * (plane ? p->count / plane : 0);
+    p->split = c->kernel->scratch_size > 0 ? slices(ctx, p, tiles) : 1;
+    p->chunk = p->size[K_DIM] / p->split;
     *block = 256;
     *grid = (unsigned)(tiles < 1 ? 1 : tiles > TKHI_MAX_GRID ? TKHI_MAX_GRID : tiles);
 }

@@ -21,6 +21,10 @@
  * thread column per output, consecutive outputs on consecutive threads, the block's rows
  * splitting the reduced elements. */
 enum { TKH_PLAN_ROWS = 0, TKH_PLAN_COLUMNS = 1 };
+/* A matrix product's kernels over a plan of this mode store each output's sum as it is, in
+ * the accumulator's type, into 'out' (their launcher's slices of k, summed by a second kernel
+ * before the epilogue). */
+enum { TKH_PLAN_PARTIALS = 2 };
 #define TKH_PLAN_COLUMN_WIDTH 32 /* outputs per block of the columns layout */
 #define TKH_PLAN_COLUMN_ROWS 32  /* and rows of threads splitting their elements */
 #define TKH_PLAN_MAX_SPLIT 32    /* blocks along one output's elements at most */
@@ -29,13 +33,16 @@ typedef struct tkh_plan {
     int ndim;                 /* dimensions after merging, [0] the innermost */
     int wide;                 /* 1: some index or offset needs 64 bits; 0: all fit 31 bits */
     int reduced;              /* reductions: dimensions [0, reduced) are reduced, the rest kept */
-    int mode;                 /* reductions: TKH_PLAN_ROWS or TKH_PLAN_COLUMNS */
+    int mode;                 /* reductions: TKH_PLAN_ROWS or TKH_PLAN_COLUMNS; matrix products:
+                                 TKH_PLAN_ROWS, or TKH_PLAN_PARTIALS within their launcher */
     int64_t count;            /* elementwise: elements; reductions: outputs (kept elements) */
     int64_t reduce_count;     /* reductions: elements folded into each output */
     int split;                /* reductions: blocks along each output's elements (the grid's y);
-                                 above 1 each writes a partial and a finish kernel folds them */
+                                 above 1 each writes a partial and a finish kernel folds them;
+                                 matrix products: slices of k, likewise */
     int64_t chunk;            /* reductions: elements of each of those blocks (a multiple of 16,
-                                 the last block's may be fewer) */
+                                 the last block's may be fewer); matrix products: k of a slice
+                                 (all alike) */
     int64_t size[TKH_MAX_DIMS];
     int64_t stride[TKH_MAX_ARRAYS][TKH_MAX_DIMS]; /* in elements, per array and dimension */
     /* Division by size[d] without a divide, where !wide: q = (umulhi(i, magic) + i) >> shift
@@ -177,9 +184,9 @@ static inline void tkh_norm_row_plan(tkh_plan *p, int64_t n, unsigned arrays, in
 }
 
 /* Enqueues a kernel over a plan; returns the runtime's error code (0 on success). The
- * pointers are each array's element at offset 0 (offsets may be negative). A reduction
- * whose plan has split > 1 needs 'scratch': split * count partials of the kernel's
- * scratch_size bytes on the device (else NULL). */
+ * pointers are each array's element at offset 0 (offsets may be negative). A reduction or
+ * a matrix product whose plan has split > 1 needs 'scratch': split * count partials of the
+ * kernel's scratch_size bytes on the device (else NULL). */
 typedef int (*tkh_launch_plan_fn)(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch,
     void *stream);

@@ -13,12 +13,18 @@
 #include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/core_oracle/scaled_residual_f32.h"
 
-/* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored. */
+/* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored; under
+ * TKH_PLAN_PARTIALS the sum itself, in the accumulator's type (p_out is then the launcher's
+ * partials). */
 static __device__ __forceinline__ void tkhk_scaled_residual_f32_finish(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan &tkhm_p,
     const int64_t *at, int64_t m, int64_t n, float acc)
 {
     (void)p_x;
     (void)p_weight;
+    if (tkhm_p.mode == TKH_PLAN_PARTIALS) {
+        ((float *)(void *)p_out)[at[4] + m * tkhm_p.stride[4][2] + n * tkhm_p.stride[4][1]] = acc;
+        return;
+    }
     const float c_scale = p_scale ? (float)p_scale[at[2] + m * tkhm_p.stride[2][2] + n * tkhm_p.stride[2][1]] : (float)(1);
     const float c_residual = p_residual ? (float)p_residual[at[3] + m * tkhm_p.stride[3][2] + n * tkhm_p.stride[3][1]] : (float)(0);
     p_out[at[4] + m * tkhm_p.stride[4][2] + n * tkhm_p.stride[4][1]] = (float)tkh_oracle_scaled_residual_f32((float)acc, c_scale, c_residual);
@@ -693,17 +699,14 @@ static int tkhk_scaled_residual_f32_small_m(const void *const *inputs, const tkh
         p_x, p_weight, p_scale, p_residual, p_out, *p);
     return (int)hipGetLastError();
 }
-/* The launcher over a plan of three dimensions or more (k, n, m, then the batch), blocks
- * of 256 threads: the small-m kernel for at most 16 rows, else the matrix-instruction kernel
- * where it fits (on NVIDIA wgmma where the device runs sm_90a code, else mma.sync; MFMA on a
- * gfx90a), else the FMA tiles. */
-extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const *inputs, void *const *outputs,
-    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
+/* The kernel for a plan of three dimensions or more (k, n, m, then the batch), blocks of 256
+ * threads: the small-m kernel for at most 16 rows, else the matrix-instruction kernel where it
+ * fits (on NVIDIA wgmma where the device runs sm_90a code, else mma.sync; MFMA on a gfx90a),
+ * else the FMA tiles. */
+static int tkhk_scaled_residual_f32_run(const void *const *inputs, void *const *outputs, const void *const *scalars,
+    const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
 {
     (void)scalars;
-    (void)scratch;
-    if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
-        return (int)hipErrorInvalidValue;
     const int small = tkhk_scaled_residual_f32_small_m(inputs, plan, stream, (const float *)inputs[0], (const float *)inputs[1], (const float *)inputs[2], (const float *)inputs[3], (float *)outputs[0]);
     if (small >= 0)
         return small;
@@ -717,6 +720,67 @@ extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const
         return tkhk_scaled_residual_f32_mfma_launch(layout, grid, stream, (const float *)inputs[0], (const float *)inputs[1], (const float *)inputs[2], (const float *)inputs[3], (float *)outputs[0], plan);
 #endif
     hipLaunchKernelGGL(tkhk_scaled_residual_f32_tiles, dim3(grid), dim3(block), 0, (hipStream_t)stream, (const float *)inputs[0], (const float *)inputs[1], (const float *)inputs[2], (const float *)inputs[3], (float *)outputs[0], *plan);
+    return (int)hipGetLastError();
+}
+
+/* The sums of a split plan's slices of k (the partials, [split][count] in the order of the
+ * outputs' index: batch, m, n), each output's added in the order of the slices, then its
+ * epilogue and store. */
+__global__ void __launch_bounds__(256) tkhk_scaled_residual_f32_slices(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan tkhm_p,
+    const float *__restrict__ part)
+{
+    const int64_t n = tkhm_p.size[1], m = tkhm_p.size[2], count = tkhm_p.count;
+    for (int64_t i = (int64_t)blockIdx.x * 256 + threadIdx.x; i < count; i += (int64_t)gridDim.x * 256) {
+        float sum = part[i];
+        for (int s = 1; s < tkhm_p.split; ++s)
+            sum += part[s * count + i];
+        int64_t at[5], rest = i / (n * m);
+        for (int x = 0; x < 5; ++x)
+            at[x] = 0;
+        for (int d = 3; d < tkhm_p.ndim; ++d) {
+            const int64_t j = rest % tkhm_p.size[d];
+            rest /= tkhm_p.size[d];
+            for (int x = 0; x < 5; ++x)
+                at[x] += j * tkhm_p.stride[x][d];
+        }
+        tkhk_scaled_residual_f32_finish(p_x, p_weight, p_scale, p_residual, p_out, tkhm_p, at, i / n % m, i % n, sum);
+    }
+}
+
+/* The launcher. A plan split along k (plan->split slices of plan->chunk, chosen where the
+ * output's tiles are too few for the device: shapes/matmul.c) runs as a plan of one more batch
+ * dimension, the slices, whose sums go to 'scratch' (TKH_PLAN_PARTIALS), then the slices' sum
+ * and the epilogue. */
+extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const *inputs, void *const *outputs,
+    const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
+        return (int)hipErrorInvalidValue;
+    if (plan->split <= 1)
+        return tkhk_scaled_residual_f32_run(inputs, outputs, scalars, plan, grid, block, stream);
+    if (scratch == NULL || plan->ndim >= TKH_MAX_DIMS || plan->chunk * plan->split != plan->size[0])
+        return (int)hipErrorInvalidValue;
+    tkh_plan q = *plan;
+    const int d = q.ndim++, o = 4;
+    q.size[0] = plan->chunk;
+    q.size[d] = plan->split;
+    for (int x = 0; x < 5; ++x)
+        q.stride[x][d] = x < 2 ? plan->chunk * plan->stride[x][0] : 0;
+    q.stride[o][1] = 1; /* the partials: [split, batch..., m, n], compact */
+    q.stride[o][2] = plan->size[1];
+    for (int e = 3; e <= d; ++e)
+        q.stride[o][e] = q.stride[o][e - 1] * q.size[e - 1];
+    q.count = plan->count * plan->split;
+    q.mode = TKH_PLAN_PARTIALS;
+    q.split = 1;
+    const uint64_t more = (uint64_t)grid * (uint64_t)plan->split;
+    void *const part[1] = { scratch };
+    int e = tkhk_scaled_residual_f32_run(inputs, part, scalars, &q, more < (1u << 20) ? (unsigned)more : (1u << 20), block, stream);
+    if (e != 0)
+        return e;
+    const int64_t blocks = (plan->count + 255) / 256;
+    hipLaunchKernelGGL(tkhk_scaled_residual_f32_slices, dim3((unsigned)(blocks < 4096 ? blocks : 4096)), dim3(256), 0,
+        (hipStream_t)stream, (const float *)inputs[0], (const float *)inputs[1], (const float *)inputs[2], (const float *)inputs[3], (float *)outputs[0], *plan, (const float *)scratch);
     return (int)hipGetLastError();
 }
 
