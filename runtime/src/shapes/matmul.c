@@ -273,7 +273,8 @@ static const char *layout(const tkhi_call *c)
 {
     if (c->plan.size[M_DIM] >= 1 && c->plan.size[M_DIM] <= TKH_SMALL_M_ROWS)
         return ", the small-m kernel (at most 16 rows: a block a few columns over the whole of k)";
-    return ", tiles of 128 x 128 outputs (fused multiply-adds, f64 mma.sync, MFMA) or 128 x 256 (16-bit and i8 mma.sync, wgmma)";
+    return ", tiles of 128 x 128 outputs (fused multiply-adds, f64 mma.sync, MFMA) or 128 x 256 (16-bit and i8 "
+           "mma.sync, wgmma)";
 }
 
 static int drops(const tkh_kernel_info *k)
