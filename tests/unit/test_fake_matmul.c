@@ -147,6 +147,41 @@ static const tkh_kernel_info residual = { PRODUCT("residual", 3, abc, linear_pla
 /* linear: x @ weight^T + bias, weight [n, k], bias optional */
 static const tkh_kernel_info linear = { PRODUCT("linear", 3, xwb, linear_plan, 1) };
 
+/* linear with the generated launcher's split of k (templates/matmul_launch.hip.tpl): where the
+ * plan has slices (shapes/matmul.c chooses them where the tiles are few for the fake's 4
+ * compute units), the kernel runs over tkh_plan_slices' plan, each slice's sums into the
+ * partials ('scratch', 4 bytes an output and slice), then each output's partials are added
+ * in the order of the slices, and the bias. */
+static int sliced_plan(const void *const *in, void *const *out, const void *const *scalars, const tkh_plan *p,
+    unsigned grid, unsigned block, void *scratch, void *stream)
+{
+    (void)scalars, (void)grid, (void)block, (void)stream;
+    tkh_plan q;
+    if (p->split <= 1)
+        return product_plan(in, out, p, 1);
+    if (scratch == NULL || !tkh_plan_slices(p, 4, 3, &q) || q.mode != TKH_PLAN_PARTIALS)
+        return 1;
+    const void *ab[3] = { in[0], in[1], NULL };
+    void *part[1] = { scratch };
+    product_plan(ab, part, &q, 1);
+    const int32_t *sums = scratch, *bias = in[2];
+    for (int64_t e = 0; e < p->count; ++e) {
+        int64_t off[4] = { 0 }, rest = e / (p->size[1] * p->size[2]);
+        for (int x = 2; x < 4; ++x)
+            off[x] = e % p->size[1] * p->stride[x][1] + e / p->size[1] % p->size[2] * p->stride[x][2];
+        for (int d = 3; d < p->ndim; rest /= p->size[d], ++d)
+            for (int x = 2; x < 4; ++x)
+                off[x] += rest % p->size[d] * p->stride[x][d];
+        int32_t s = 0;
+        for (int sl = 0; sl < p->split; ++sl)
+            s = mul_add(s, sums[sl * p->count + e], 1);
+        ((int32_t *)out[0])[off[3]] = mul_add(s, bias ? bias[off[2]] : 0, 1);
+    }
+    return 0;
+}
+
+static const tkh_kernel_info sliced = { PRODUCT("linear", 3, xwb, sliced_plan, 1), .scratch_size = 4 };
+
 /* Where batch bi of array x starts (the plan's dimensions 3 on). */
 static int64_t batch_offset(const tkh_plan *p, int x, int64_t bi)
 {
@@ -413,6 +448,54 @@ static int32_t element(const tensor *x, const int64_t *batch, int batch_ndim, in
         off += row * t->strides[t->ndim - 2] + col * t->strides[t->ndim - 1];
     }
     return ((const int32_t *)((const unsigned char *)t->data + t->byte_offset))[off];
+}
+
+/* k in slices where the tiles are few for the device (the fake's 4 compute units: about 8
+ * tiles of 128 x 128 wanted): x [200, 1024] @ w^T makes 2 tiles, so 4 slices of 256; batched
+ * over random layouts, 4 tiles and 2 slices; pieces of 64 rows on the host path, each split;
+ * k = 1000, no slices of whole 64s; and the device path. The oracle's full check is exact for
+ * i32, and the report names the split. */
+static void test_split_products(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context(NULL);
+    const uint64_t seed = 0x5117c3ull;
+    printf("test_split_products: seed %#" PRIx64 "\n", seed);
+    uint64_t rng = seed;
+    tkh_report r;
+    tensor tx, tw, tb, to;
+    const int64_t x2[2] = { 200, 1024 }, w2[2] = { 100, 1024 }, n1[1] = { 100 }, o2[2] = { 200, 100 };
+    const int64_t x3[3] = { 2, 130, 1024 }, o3[3] = { 2, 130, 100 }, x1000[2] = { 200, 1000 }, w1000[2] = { 100, 1000 };
+    struct { const char *what; int ndim; const int64_t *xs, *ws, *os; int device; size_t piece; const char *evidence; } cases[] = {
+        { "[200, 1024] @ [100, 1024]^T", 2, x2, w2, o2, 0, 0, "grid 2 x 4 (each output's elements in 4 blocks of up to 256" },
+        { "[2, 130, 1024] @ [100, 1024]^T", 3, x3, w2, o3, 0, 0, "in 2 blocks of up to 512, their partials folded" },
+        { "[200, 1024] @ [100, 1024]^T, pieces of 64 rows", 2, x2, w2, o2, 0, 64 * 1024 * 4, "in 4 blocks of up to 256" },
+        { "[200, 1024] @ [100, 1024]^T on the device", 2, x2, w2, o2, 1, 0, "in 4 blocks of up to 256" },
+        { "[200, 1000] @ [100, 1000]^T", 2, x1000, w1000, o2, 0, 0, NULL },
+    };
+    const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+    ok(tkh_context_set_device_oracle(ctx, &full));
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        ctx->chunk_bytes = cases[c].piece ? cases[c].piece : ctx->chunk_bytes;
+        random_layout(&rng, &tx, cases[c].ndim, cases[c].xs, 1);
+        random_layout(&rng, &tw, 2, cases[c].ws, 1);
+        random_layout(&rng, &tb, 1, n1, 1);
+        random_layout(&rng, &to, cases[c].ndim, cases[c].os, 0);
+        if (cases[c].device)
+            tx.t.device = tw.t.device = tb.t.device = to.t.device = (DLDevice){ kDLROCM, 0 };
+        if (call(ctx, &sliced, &tx.t, &tw.t, &tb.t, &to.t, &r) != TKH_OK || !r.oracle_matches
+            || r.oracle_compared != (size_t)(cases[c].os[0] * cases[c].os[1] * (cases[c].ndim > 2 ? cases[c].os[2] : 1)))
+            fail_msg("%s: %s", cases[c].what, tkh_last_error());
+        const int split = has_evidence(&r, "their partials folded by a second kernel");
+        if (cases[c].evidence ? !has_evidence(&r, cases[c].evidence) : split)
+            fail_msg("%s: the report %s the split%s%s", cases[c].what, cases[c].evidence ? "does not state" : "states",
+                cases[c].evidence ? ": " : "", cases[c].evidence ? cases[c].evidence : "");
+        free(tx.buffer);
+        free(tw.buffer);
+        free(tb.buffer);
+        free(to.buffer);
+    }
+    tkh_context_destroy(ctx);
 }
 
 static void test_random_products(void **state)
@@ -931,6 +1014,7 @@ int main(void)
         cmocka_unit_test(test_products_by_hand),
         cmocka_unit_test_prestate(test_products_by_hand, &small_pieces),
         cmocka_unit_test(test_bad_products),
+        cmocka_unit_test(test_split_products),
         cmocka_unit_test(test_mismatch_and_device),
         cmocka_unit_test(test_random_products),
         cmocka_unit_test_prestate(test_random_products, &small_pieces),

@@ -183,6 +183,33 @@ static inline void tkh_norm_row_plan(tkh_plan *p, int64_t n, unsigned arrays, in
     tkh_plan_magic(p->wide || n == 0 ? 1 : (uint32_t)n, &p->magic[0], &p->shift[0]);
 }
 
+/* The plan of a matrix product's slices of k (p->split of p->chunk, dimension 0 k, 1 n, 2 m,
+ * the rest the batch; 'arrays' arrays, a and b first, 'out' the output): k cut to one slice,
+ * the slices one batch dimension more (a and b step a slice along k; the other inputs do not
+ * step), and the output the partials, [split, batch..., m, n] compact in the accumulator's
+ * type (TKH_PLAN_PARTIALS). Returns 0 where p has no such slices or no dimension to spare. */
+static inline int tkh_plan_slices(const tkh_plan *p, unsigned arrays, unsigned out, tkh_plan *q)
+{
+    if (p->split <= 1 || p->ndim < 3 || p->ndim >= TKH_MAX_DIMS || p->chunk * p->split != p->size[0])
+        return 0;
+    *q = *p;
+    const int d = q->ndim++;
+    q->size[0] = p->chunk;
+    q->size[d] = p->split;
+    for (unsigned x = 0; x < arrays; ++x)
+        q->stride[x][d] = x < 2 ? p->chunk * p->stride[x][0] : 0;
+    q->stride[out][0] = 0;
+    q->stride[out][1] = 1;
+    q->stride[out][2] = p->size[1];
+    for (int e = 3; e <= d; ++e)
+        q->stride[out][e] = q->stride[out][e - 1] * q->size[e - 1];
+    q->count = p->count * p->split;
+    q->mode = TKH_PLAN_PARTIALS;
+    q->split = 1;
+    q->wide = 1;
+    return 1;
+}
+
 /* Enqueues a kernel over a plan; returns the runtime's error code (0 on success). The
  * pointers are each array's element at offset 0 (offsets may be negative). A reduction or
  * a matrix product whose plan has split > 1 needs 'scratch': split * count partials of the
