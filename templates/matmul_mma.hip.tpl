@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(256) $(k.symbol)_mma($(table.concat(params, ",
                 f[i][1] = v.y;
                 f[i][2] = v.z;
                 f[i][3] = v.w;
-            } else { /* read i: k 4 c + i % 4 of rows (columns) 4 i/4 .. of this thread */
+            } else { /* read i: rows (columns) 4 (i / 4) .. 4 (i / 4) + 3 of this thread at k 4 c + i % 4 */
                 f[4 * (i / 4)][i % 4] = v.x;
                 f[4 * (i / 4) + 1][i % 4] = v.y;
                 f[4 * (i / 4) + 2][i % 4] = v.z;

@@ -964,21 +964,9 @@ extern "C" TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *i
         return (int)hipErrorInvalidValue;
     if (plan->split <= 1)
         return tkhk_linear_relu_bf16_run(inputs, outputs, scalars, plan, grid, block, stream);
-    if (scratch == NULL || plan->ndim >= TKH_MAX_DIMS || plan->chunk * plan->split != plan->size[0])
+    tkh_plan q;
+    if (scratch == NULL || !tkh_plan_slices(plan, 4, 3, &q))
         return (int)hipErrorInvalidValue;
-    tkh_plan q = *plan;
-    const int d = q.ndim++, o = 3;
-    q.size[0] = plan->chunk;
-    q.size[d] = plan->split;
-    for (int x = 0; x < 4; ++x)
-        q.stride[x][d] = x < 2 ? plan->chunk * plan->stride[x][0] : 0;
-    q.stride[o][1] = 1; /* the partials: [split, batch..., m, n], compact */
-    q.stride[o][2] = plan->size[1];
-    for (int e = 3; e <= d; ++e)
-        q.stride[o][e] = q.stride[o][e - 1] * q.size[e - 1];
-    q.count = plan->count * plan->split;
-    q.mode = TKH_PLAN_PARTIALS;
-    q.split = 1;
     const uint64_t more = (uint64_t)grid * (uint64_t)plan->split;
     void *const part[1] = { scratch };
     int e = tkhk_linear_relu_bf16_run(inputs, part, scalars, &q, more < (1u << 20) ? (unsigned)more : (1u << 20), block, stream);

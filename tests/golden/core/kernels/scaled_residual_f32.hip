@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(256) tkhk_scaled_residual_f32_mma(const float 
                 f[i][1] = v.y;
                 f[i][2] = v.z;
                 f[i][3] = v.w;
-            } else { /* read i: k 4 c + i % 4 of rows (columns) 4 i/4 .. of this thread */
+            } else { /* read i: rows (columns) 4 (i / 4) .. 4 (i / 4) + 3 of this thread at k 4 c + i % 4 */
                 f[4 * (i / 4)][i % 4] = v.x;
                 f[4 * (i / 4) + 1][i % 4] = v.y;
                 f[4 * (i / 4) + 2][i % 4] = v.z;
@@ -758,21 +758,9 @@ extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const
         return (int)hipErrorInvalidValue;
     if (plan->split <= 1)
         return tkhk_scaled_residual_f32_run(inputs, outputs, scalars, plan, grid, block, stream);
-    if (scratch == NULL || plan->ndim >= TKH_MAX_DIMS || plan->chunk * plan->split != plan->size[0])
+    tkh_plan q;
+    if (scratch == NULL || !tkh_plan_slices(plan, 5, 4, &q))
         return (int)hipErrorInvalidValue;
-    tkh_plan q = *plan;
-    const int d = q.ndim++, o = 4;
-    q.size[0] = plan->chunk;
-    q.size[d] = plan->split;
-    for (int x = 0; x < 5; ++x)
-        q.stride[x][d] = x < 2 ? plan->chunk * plan->stride[x][0] : 0;
-    q.stride[o][1] = 1; /* the partials: [split, batch..., m, n], compact */
-    q.stride[o][2] = plan->size[1];
-    for (int e = 3; e <= d; ++e)
-        q.stride[o][e] = q.stride[o][e - 1] * q.size[e - 1];
-    q.count = plan->count * plan->split;
-    q.mode = TKH_PLAN_PARTIALS;
-    q.split = 1;
     const uint64_t more = (uint64_t)grid * (uint64_t)plan->split;
     void *const part[1] = { scratch };
     int e = tkhk_scaled_residual_f32_run(inputs, part, scalars, &q, more < (1u << 20) ? (unsigned)more : (1u << 20), block, stream);
