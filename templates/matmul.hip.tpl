@@ -36,6 +36,19 @@ static __device__ __forceinline__ void $(k.symbol)_finish($(table.concat(params,
     p_out[at[$(out_index)] + m * tkhm_p.stride[$(out_index)][2] + n * tkhm_p.stride[$(out_index)][1]] = $(store(O, "(" .. O.compute .. ")" .. k.oracle .. "(" .. table.concat(call, ", ") .. ")"));
 }
 
+/* Where batch 'batch' (an index over the plan's dimensions 3 on) starts in each array (at). */
+static __device__ __forceinline__ void $(k.symbol)_batch(const tkh_plan &p, int64_t batch, int64_t *at)
+{
+    for (int x = 0; x < $(#k.inputs + 1); ++x)
+        at[x] = 0;
+    for (int d = 3; d < p.ndim; ++d) {
+        const int64_t i = batch % p.size[d];
+        batch /= p.size[d];
+        for (int x = 0; x < $(#k.inputs + 1); ++x)
+            at[x] += i * p.stride[x][d];
+    }
+}
+
 /* Tile 'tile' of tiles of bm x bn outputs over the plan: the offsets of its batch in each
  * array (at), and its first output (m0, n0). The tiles of a plane go in groups of 8 along m,
  * so that neighbouring blocks share a's and b's tiles in L2. */
@@ -43,15 +56,7 @@ static __device__ __forceinline__ void $(k.symbol)_place(const tkh_plan &p, int6
     int64_t *at, int64_t &m0, int64_t &n0)
 {
     const int64_t tn = (p.size[1] + bn - 1) / bn, tm = (p.size[2] + bm - 1) / bm, plane = tn * tm;
-    int64_t rest = tile / plane;
-    for (int x = 0; x < $(#k.inputs + 1); ++x)
-        at[x] = 0;
-    for (int d = 3; d < p.ndim; ++d) {
-        const int64_t i = rest % p.size[d];
-        rest /= p.size[d];
-        for (int x = 0; x < $(#k.inputs + 1); ++x)
-            at[x] += i * p.stride[x][d];
-    }
+    $(k.symbol)_batch(p, tile / plane, at);
     const int64_t in_plane = tile % plane, group = in_plane / (8 * tn);
     const int64_t rows = tm - group * 8 < 8 ? tm - group * 8 : 8, in_group = in_plane % (8 * tn);
     m0 = (group * 8 + in_group % rows) * bm;

@@ -47,15 +47,8 @@ __global__ void __launch_bounds__(256) $(k.symbol)_slices($(table.concat(params,
         $(R) sum = part[i];
         for (int s = 1; s < tkhm_p.split; ++s)
             sum += part[s * count + i];
-        int64_t at[$(#k.inputs + 1)], rest = i / (n * m);
-        for (int x = 0; x < $(#k.inputs + 1); ++x)
-            at[x] = 0;
-        for (int d = 3; d < tkhm_p.ndim; ++d) {
-            const int64_t j = rest % tkhm_p.size[d];
-            rest /= tkhm_p.size[d];
-            for (int x = 0; x < $(#k.inputs + 1); ++x)
-                at[x] += j * tkhm_p.stride[x][d];
-        }
+        int64_t at[$(#k.inputs + 1)];
+        $(k.symbol)_batch(tkhm_p, i / (n * m), at);
         $(k.symbol)_finish($(pass), tkhm_p, at, i / n % m, i % n, sum);
     }
 }

@@ -147,6 +147,15 @@ static const tkh_kernel_info residual = { PRODUCT("residual", 3, abc, linear_pla
 /* linear: x @ weight^T + bias, weight [n, k], bias optional */
 static const tkh_kernel_info linear = { PRODUCT("linear", 3, xwb, linear_plan, 1) };
 
+/* Where batch bi of array x starts (the plan's dimensions 3 on). */
+static int64_t batch_offset(const tkh_plan *p, int x, int64_t bi)
+{
+    int64_t off = 0;
+    for (int d = 3; d < p->ndim; ++d, bi /= p->size[d - 1])
+        off += bi % p->size[d] * p->stride[x][d];
+    return off;
+}
+
 /* linear with the generated launcher's split of k (templates/matmul_launch.hip.tpl): where the
  * plan has slices (shapes/matmul.c chooses them where the tiles are few for the fake's 4
  * compute units), the kernel runs over tkh_plan_slices' plan, each slice's sums into the
@@ -166,12 +175,10 @@ static int sliced_plan(const void *const *in, void *const *out, const void *cons
     product_plan(ab, part, &q, 1);
     const int32_t *sums = scratch, *bias = in[2];
     for (int64_t e = 0; e < p->count; ++e) {
-        int64_t off[4] = { 0 }, rest = e / (p->size[1] * p->size[2]);
+        const int64_t j = e % p->size[1], i = e / p->size[1] % p->size[2], bi = e / (p->size[1] * p->size[2]);
+        int64_t off[4] = { 0 };
         for (int x = 2; x < 4; ++x)
-            off[x] = e % p->size[1] * p->stride[x][1] + e / p->size[1] % p->size[2] * p->stride[x][2];
-        for (int d = 3; d < p->ndim; rest /= p->size[d], ++d)
-            for (int x = 2; x < 4; ++x)
-                off[x] += rest % p->size[d] * p->stride[x][d];
+            off[x] = batch_offset(p, x, bi) + i * p->stride[x][2] + j * p->stride[x][1];
         int32_t s = 0;
         for (int sl = 0; sl < p->split; ++sl)
             s = mul_add(s, sums[sl * p->count + e], 1);
@@ -181,15 +188,6 @@ static int sliced_plan(const void *const *in, void *const *out, const void *cons
 }
 
 static const tkh_kernel_info sliced = { PRODUCT("linear", 3, xwb, sliced_plan, 1), .scratch_size = 4 };
-
-/* Where batch bi of array x starts (the plan's dimensions 3 on). */
-static int64_t batch_offset(const tkh_plan *p, int x, int64_t bi)
-{
-    int64_t off = 0;
-    for (int d = 3; d < p->ndim; ++d, bi /= p->size[d - 1])
-        off += bi % p->size[d] * p->stride[x][d];
-    return off;
-}
 
 /* An f32 product, for the projected check's float path: the kernel sums along k in f32
  * fused multiply-adds (as the FMA tiles do). Its kernel description says so or not

@@ -157,10 +157,11 @@ M.kernel_templates = { "matmul.hip.tpl", "matmul_mma.hip.tpl", "matmul_projectio
 -- wraps), a and b, the kernels' parameters, the launcher's arguments, the names passed on,
 -- the output's array index, and the matrix instructions of this type, if any: mma
 -- (NVIDIA sm_80 and later: 16-bit floats and i8 on warp tiles of mma.sync in chunks of 8 or
--- 16 elements, f64 on m16n8k8 tiles, f32 on fused multiply-adds fed the same way: fma) and mfma (AMD gfx90a: f16, bf16 and i8 on 16 x 16 x 16
--- instructions, f32 and f64 on 16 x 16 x 4 ones; e: the element as the kernel moves it, f:
--- a lane's operand of one instruction, acc: its accumulators, op: the instruction's
--- function in tokitai_hip/codegen/matrix_core.h, with _tiny and _wide for 16-bit floats), and
+-- 16 elements, f64 on m16n8k8 tiles, f32 on fused multiply-adds fed the same way: fma) and
+-- mfma (AMD gfx90a: f16, bf16 and i8 on 16 x 16 x 16 instructions, f32 and f64 on 16 x 16 x
+-- 4 ones; e: the element as the kernel moves it, f: a lane's operand of one instruction, acc:
+-- its accumulators, op: the instruction's function in tokitai_hip/codegen/matrix_core.h, with
+-- _tiny and _wide for 16-bit floats), and
 -- wgmma (NVIDIA sm_90a: 16-bit floats on warpgroup tiles of m64n256k16 from shared memory;
 -- bf16: the instruction's type flag, op: its name in the kernel's comment).
 function M.template_locals(k)

@@ -30,6 +30,19 @@ static __device__ __forceinline__ void tkhk_scaled_residual_f32_finish(const flo
     p_out[at[4] + m * tkhm_p.stride[4][2] + n * tkhm_p.stride[4][1]] = (float)tkh_oracle_scaled_residual_f32((float)acc, c_scale, c_residual);
 }
 
+/* Where batch 'batch' (an index over the plan's dimensions 3 on) starts in each array (at). */
+static __device__ __forceinline__ void tkhk_scaled_residual_f32_batch(const tkh_plan &p, int64_t batch, int64_t *at)
+{
+    for (int x = 0; x < 5; ++x)
+        at[x] = 0;
+    for (int d = 3; d < p.ndim; ++d) {
+        const int64_t i = batch % p.size[d];
+        batch /= p.size[d];
+        for (int x = 0; x < 5; ++x)
+            at[x] += i * p.stride[x][d];
+    }
+}
+
 /* Tile 'tile' of tiles of bm x bn outputs over the plan: the offsets of its batch in each
  * array (at), and its first output (m0, n0). The tiles of a plane go in groups of 8 along m,
  * so that neighbouring blocks share a's and b's tiles in L2. */
@@ -37,15 +50,7 @@ static __device__ __forceinline__ void tkhk_scaled_residual_f32_place(const tkh_
     int64_t *at, int64_t &m0, int64_t &n0)
 {
     const int64_t tn = (p.size[1] + bn - 1) / bn, tm = (p.size[2] + bm - 1) / bm, plane = tn * tm;
-    int64_t rest = tile / plane;
-    for (int x = 0; x < 5; ++x)
-        at[x] = 0;
-    for (int d = 3; d < p.ndim; ++d) {
-        const int64_t i = rest % p.size[d];
-        rest /= p.size[d];
-        for (int x = 0; x < 5; ++x)
-            at[x] += i * p.stride[x][d];
-    }
+    tkhk_scaled_residual_f32_batch(p, tile / plane, at);
     const int64_t in_plane = tile % plane, group = in_plane / (8 * tn);
     const int64_t rows = tm - group * 8 < 8 ? tm - group * 8 : 8, in_group = in_plane % (8 * tn);
     m0 = (group * 8 + in_group % rows) * bm;
@@ -734,15 +739,8 @@ __global__ void __launch_bounds__(256) tkhk_scaled_residual_f32_slices(const flo
         float sum = part[i];
         for (int s = 1; s < tkhm_p.split; ++s)
             sum += part[s * count + i];
-        int64_t at[5], rest = i / (n * m);
-        for (int x = 0; x < 5; ++x)
-            at[x] = 0;
-        for (int d = 3; d < tkhm_p.ndim; ++d) {
-            const int64_t j = rest % tkhm_p.size[d];
-            rest /= tkhm_p.size[d];
-            for (int x = 0; x < 5; ++x)
-                at[x] += j * tkhm_p.stride[x][d];
-        }
+        int64_t at[5];
+        tkhk_scaled_residual_f32_batch(tkhm_p, i / (n * m), at);
         tkhk_scaled_residual_f32_finish(p_x, p_weight, p_scale, p_residual, p_out, tkhm_p, at, i / n % m, i % n, sum);
     }
 }
