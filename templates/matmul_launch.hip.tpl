@@ -3,8 +3,8 @@
 @ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma, wgmma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma, L.wgmma
 /* The kernel for a plan of three dimensions or more (k, n, m, then the batch), blocks of 256
  * threads: the small-m kernel for at most 16 rows, else the matrix-instruction kernel where it
- * fits (on NVIDIA wgmma where the device runs sm_90a code, else mma.sync; MFMA on a gfx90a),
- * else the FMA tiles. */
+ * fits (on NVIDIA wgmma where the device runs sm_90a code and the operands have tensor maps,
+ * else mma.sync; MFMA on a gfx90a), else the FMA tiles. */
 static int $(k.symbol)_run(const void *const *inputs, void *const *outputs, const void *const *scalars,
     const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
 {
@@ -18,8 +18,10 @@ static int $(k.symbol)_run(const void *const *inputs, void *const *outputs, cons
 @   if wgmma then
 #if defined(TKH_PLATFORM_NVIDIA)
         int sms = 0;
-        if ($(k.symbol)_wgmma_here(&sms))
-            return $(k.symbol)_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, $(table.concat(args, ", ")), plan);
+        tkh_wg_maps maps;
+        if ($(k.symbol)_wgmma_here(&sms)
+            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], plan, a_kmajor, b_kmajor, $(wgmma.bf16)))
+            return $(k.symbol)_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, &maps, $(table.concat(args, ", ")), plan);
 #endif
 @   end
         return $(k.symbol)_mma_launch(a_kmajor, b_kmajor, grid, stream, $(table.concat(args, ", ")), plan);

@@ -3,114 +3,105 @@
 @ local S, O, float, R, a, b, params, args, pass, out_index, wgmma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.wgmma
 @ if wgmma then
 #if defined(TKH_PLATFORM_NVIDIA)
-/* Tiles of 128 x 256 outputs a block of two warpgroups, each 64 x 256 of them as one wgmma
+/* Tiles of 128 x 256 outputs a block: two consumer warpgroups, each 64 x 256 of them as one wgmma
  * m64n256k16 per 16 along k ($(wgmma.op), f32 accumulators), both operands read from shared memory
- * through matrix descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies
- * (tokitai_hip/codegen/matrix_core_sm90.h). a's and b's tiles 64 along k go through 4 stages of
- * cp.async copies by all 256 threads, 2 tiles ahead of the two a warpgroup may still read (it
- * waits for its wgmmas of a stage only one stage later). Blocks are persistent over the tiles, and
- * a block's next tile's first stages are fetched before this tile's epilogue. The body exists
- * in sm_90a code alone (empty elsewhere); the launcher takes this kernel only where that code
- * runs and every chunk is whole and aligned (docs/matmul.md). */
+ * through matrix descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies;
+ * and a producer warpgroup, one thread of which fills 4 stages of a's and b's tiles 64 along k by
+ * the tensor memory accelerator's copies (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full'
+ * barrier tells the consumers its bytes have landed, its 'empty' one the producer that every
+ * consumer warp is done with it, so the copies run ahead across tiles, under the epilogue too.
+ * Blocks are persistent over the tiles. The body exists in sm_90a code alone (empty elsewhere);
+ * the launcher takes this kernel only where that code runs, every chunk is whole and aligned and
+ * the operands have tensor maps (docs/matmul.md). */
 template <bool AK, bool BK>
-__global__ void __launch_bounds__(256, 1) $(k.symbol)_wgmma($(table.concat(params, ", ")), const tkh_plan tkhm_p)
+__global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(params, ", ")), const tkh_plan tkhm_p,
+    const __grid_constant__ tkh_wg_maps tkhm_maps)
 {
 #if defined(TKH_HAS_WGMMA)
     typedef tkh_wg_tile T;
-    constexpr int ahead = T::stages - 2; /* k tiles in flight beyond the two the warpgroups may read */
     extern __shared__ __align__(128) unsigned char tkhm_smem[]; /* one name (and alignment) for every kernel of a unit */
-    __shared__ int tkhm_wg_mark; /* static shared memory only this body has: the launcher's sign */
-    if (threadIdx.x == 0)
-        *(volatile int *)&tkhm_wg_mark = 1;
+    /* static shared memory only this body has: the launcher's sign */
+    __shared__ __align__(8) uint64_t tkhm_full[T::stages], tkhm_empty[T::stages];
     /* the stages from the first 1024-byte boundary: the swizzle is of address bits 7-9 */
     unsigned char *const tkhm_s = tkhm_smem + (1024 - tkh_smem_address(tkhm_smem) % 1024) % 1024;
     const unsigned s_addr = tkh_smem_address(tkhm_s);
+    const unsigned full0 = tkh_smem_address(tkhm_full), empty0 = tkh_smem_address(tkhm_empty);
     const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
-    const int64_t tkhm_tiles = (tkhm_n + T::bn - 1) / T::bn * ((tkhm_m + T::bm - 1) / T::bm)
-        * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t plane = (tkhm_n + T::bn - 1) / T::bn * ((tkhm_m + T::bm - 1) / T::bm);
+    const int64_t tkhm_tiles = plane * (tkhm_p.count / (tkhm_n * tkhm_m));
     const int64_t ktiles = (tkhm_k + T::bk - 1) / T::bk;
-    const int64_t a_k = tkhm_p.stride[0][0], a_m = tkhm_p.stride[0][2];
-    const int64_t b_k = tkhm_p.stride[1][0], b_n = tkhm_p.stride[1][1];
-    const unsigned tid = threadIdx.x, wg = tid / 128;
-    int64_t at[$(#k.inputs + 1)], m0 = 0, n0 = 0, k_next = 0;
-    const $(wgmma.e) *ga = nullptr, *gb = nullptr;
-    /* the next k tile of the current output tile into stage 'st': this thread's chunks
-     * tid + 256 i of each operand (tkh_wg_chunk), zeros past m, n or k */
-    auto fetch = [&](int st) {
-        unsigned char *const sa = tkhm_s + st * T::stage, *const sb = sa + T::a_bytes;
-#pragma unroll
-        for (unsigned i = 0; i < T::bm * T::bk / 8 / 256; ++i) {
-            unsigned r, q;
-            tkh_wg_chunk(tid + 256 * i, AK, T::bm, &r, &q);
-            const int64_t m = m0 + r, kq = k_next + q;
-            const bool ok = m < tkhm_m && kq < tkhm_k;
-            tkh_copy16_async(sa + tkh_wg_place(AK, r, q, T::bm), ok ? ga + (AK ? m * a_m + kq : kq * a_k + m) : ga, ok);
+    const unsigned tid = threadIdx.x;
+    if (tid == 0) {
+        for (int st = 0; st < T::stages; ++st) {
+            tkh_mbar_init(full0 + 8 * st, 1);
+            tkh_mbar_init(empty0 + 8 * st, 8); /* the consumers' 8 warps */
         }
-#pragma unroll
-        for (unsigned i = 0; i < T::bn * T::bk / 8 / 256; ++i) {
-            unsigned r, q;
-            tkh_wg_chunk(tid + 256 * i, BK, T::bn, &r, &q);
-            const int64_t n = n0 + r, kq = k_next + q;
-            const bool ok = n < tkhm_n && kq < tkhm_k;
-            tkh_copy16_async(sb + tkh_wg_place(BK, r, q, T::bn), ok ? gb + (BK ? n * b_n + kq : kq * b_k + n) : gb, ok);
+        tkh_mbar_init_fence();
+    }
+    __syncthreads();
+    unsigned st = 0, phase = 0; /* the stage and its barriers' parity, as both sides go round */
+    int64_t at[$(#k.inputs + 1)], m0 = 0, n0 = 0;
+    if (tid < 128) { /* the producer */
+        tkh_regs_fewer<40>();
+        if (tid != 0)
+            return;
+        const bool kmajor[2] = { AK, BK };
+        const unsigned rows[2] = { T::bm, T::bn }, tile_at[2] = { 0, T::a_bytes };
+        for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
+            $(k.symbol)_place(tkhm_p, tile, T::bm, T::bn, at, m0, n0);
+            int32_t c[2][5];
+            int64_t k0[2];
+            for (unsigned x = 0; x < 2; ++x)
+                k0[x] = tkh_wg_coords(&tkhm_p, &tkhm_maps.g[x], tile / plane, c[x]);
+            for (int64_t kt = 0; kt < ktiles; ++kt) {
+                tkh_mbar_wait(empty0 + 8 * st, phase ^ 1);
+                tkh_mbar_arrive_expect(full0 + 8 * st, T::stage);
+                for (unsigned x = 0; x < 2; ++x)
+                    for (unsigned i = 0; i < tkh_wg_boxes(kmajor[x], rows[x]); ++i) {
+                        const unsigned at = tkh_wg_box(kmajor[x], i, x ? n0 : m0, k0[x] + kt * T::bk, c[x]);
+                        tkh_tma_load(s_addr + st * T::stage + tile_at[x] + at, &tkhm_maps.map[x], full0 + 8 * st, c[x],
+                            tkhm_maps.g[x].rank);
+                    }
+                if (++st == T::stages)
+                    st = 0, phase ^= 1;
+            }
         }
-        k_next += T::bk;
-    };
-    /* output tile t: its place, and its first k tiles into the first stages */
-    auto start = [&](int64_t t) {
-        $(k.symbol)_place(tkhm_p, t, T::bm, T::bn, at, m0, n0);
-        ga = (const $(wgmma.e) *)p_$(a.name) + at[0];
-        gb = (const $(wgmma.e) *)p_$(b.name) + at[1];
-        k_next = 0;
-#pragma unroll
-        for (int st = 0; st < ahead; ++st) {
-            if (st < ktiles)
-                fetch(st);
-            tkh_copy_commit();
-        }
-    };
-    int64_t tile = blockIdx.x;
-    if (tile < tkhm_tiles)
-        start(tile);
+        return;
+    }
+    tkh_regs_more<232>(); /* the consumers */
+    const unsigned ct = tid - 128, wg = ct / 128;
     float acc[T::accs];
-    for (; tile < tkhm_tiles; tile += gridDim.x) {
+    for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
 #pragma unroll
         for (int v = 0; v < T::accs; ++v)
             acc[v] = 0;
+        unsigned last = 0;
         for (int64_t kt = 0; kt < ktiles; ++kt) {
-            tkh_copy_wait<ahead - 1>(); /* k tile kt is in (this thread's chunks) */
-            tkh_fence_proxy_async(); /* and visible to wgmma; k tile kt - 2's reads ordered before the next copies */
-            __syncthreads(); /* everyone's chunks, and every warpgroup done with k tile kt - 2 */
-            const unsigned sa = s_addr + (unsigned)(kt % T::stages) * T::stage, sb = sa + T::a_bytes;
+            tkh_mbar_wait(full0 + 8 * st, phase);
+            const unsigned sa = s_addr + st * T::stage, sb = sa + T::a_bytes;
             tkh_wgmma_pin(acc);
             tkh_wgmma_fence();
 #pragma unroll
             for (unsigned j = 0; j < T::bk / 16; ++j)
-                tkh_wgmma_256<$(wgmma.bf16), !AK, !BK>(acc, tkh_wg_desc_at(sa, AK, T::bm, 64 * wg, j),
-                    tkh_wg_desc_at(sb, BK, T::bn, 0, j));
+                tkh_wgmma_256<$(wgmma.bf16), !AK, !BK>(acc, tkh_wg_desc_at(sa, AK, 64 * wg, j), tkh_wg_desc_at(sb, BK, 0, j));
             tkh_wgmma_commit();
-            if (kt + ahead < ktiles)
-                fetch((int)((kt + ahead) % T::stages)); /* into k tile kt - 2's stage */
-            tkh_copy_commit();
-            tkh_wgmma_wait<1>(); /* this warpgroup's k tile kt - 1 done */
+            tkh_wgmma_wait<1>(); /* this warpgroup's k tile kt - 1 done: its stage is free */
+            if (kt > 0 && ct % 32 == 0)
+                tkh_mbar_arrive(empty0 + 8 * last);
+            last = st;
+            if (++st == T::stages)
+                st = 0, phase ^= 1;
         }
         tkh_wgmma_wait<0>();
         tkh_wgmma_pin(acc);
-        tkh_copy_wait<0>();
-        tkh_fence_proxy_async(); /* wgmma's reads (async proxy) before the next copies into the stages */
-        __syncthreads(); /* every warpgroup done with the stages: the next tile's first ones may be filled */
-        int64_t here[$(#k.inputs + 1)];
-#pragma unroll
-        for (int x = 0; x < $(#k.inputs + 1); ++x)
-            here[x] = at[x];
-        const int64_t m_here = m0, n_here = n0;
-        if (tile + gridDim.x < tkhm_tiles)
-            start(tile + gridDim.x);
+        if (ktiles > 0 && ct % 32 == 0)
+            tkh_mbar_arrive(empty0 + 8 * last);
+        $(k.symbol)_place(tkhm_p, tile, T::bm, T::bn, at, m0, n0);
 #pragma unroll
         for (int v = 0; v < T::accs; ++v) {
-            const int64_t m = m_here + tkh_wg_acc_row(tid, v), n = n_here + tkh_wg_acc_col(tid, v);
+            const int64_t m = m0 + tkh_wg_acc_row(ct, v), n = n0 + tkh_wg_acc_col(ct, v);
             if (m < tkhm_m && n < tkhm_n)
-                $(k.symbol)_finish($(pass), tkhm_p, here, m, n, ($(R))acc[v]);
+                $(k.symbol)_finish($(pass), tkhm_p, at, m, n, ($(R))acc[v]);
         }
     }
 #endif
@@ -139,15 +130,17 @@ static int $(k.symbol)_wgmma_here(int *sms)
     return v > 0;
 }
 
-/* The wgmma kernel for a's and b's layouts, with its shared memory (the stages and 1 KiB to
- * align them), one block a multiprocessor at most (persistent), over at most 'grid' blocks. */
+/* The wgmma kernel for a's and b's layouts and their tensor maps, with its shared memory (the
+ * stages and 1 KiB to align them), one block a multiprocessor at most (persistent), over at most
+ * 'grid' blocks. */
 static int $(k.symbol)_wgmma_launch(int a_kmajor, int b_kmajor, int sms, unsigned grid, void *stream,
-    $(table.concat(params, ", ")), const tkh_plan *plan)
+    const tkh_wg_maps *maps, $(table.concat(params, ", ")), const tkh_plan *plan)
 {
     typedef tkh_wg_tile T;
-    void (*const kernels[4])($(table.concat(params, ", ")), const tkh_plan) = { $(k.symbol)_wgmma<false, false>,
-        $(k.symbol)_wgmma<false, true>, $(k.symbol)_wgmma<true, false>, $(k.symbol)_wgmma<true, true> };
-    void (*const kernel)($(table.concat(params, ", ")), const tkh_plan) = kernels[2 * a_kmajor + b_kmajor];
+    void (*const kernels[4])($(table.concat(params, ", ")), const tkh_plan, const tkh_wg_maps) = {
+        $(k.symbol)_wgmma<false, false>, $(k.symbol)_wgmma<false, true>, $(k.symbol)_wgmma<true, false>,
+        $(k.symbol)_wgmma<true, true> };
+    void (*const kernel)($(table.concat(params, ", ")), const tkh_plan, const tkh_wg_maps) = kernels[2 * a_kmajor + b_kmajor];
     const size_t bytes = (size_t)T::stages * T::stage + 1024;
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
@@ -156,8 +149,8 @@ static int $(k.symbol)_wgmma_launch(int a_kmajor, int b_kmajor, int sms, unsigne
         * (plan->count / (plan->size[1] * plan->size[2]));
     int64_t blocks = tiles < (int64_t)grid ? tiles : (int64_t)grid;
     blocks = blocks < sms ? blocks : sms;
-    hipLaunchKernelGGL(kernel, dim3((unsigned)(blocks > 0 ? blocks : 1)), dim3(256), bytes, (hipStream_t)stream, $(pass),
-        *plan);
+    hipLaunchKernelGGL(kernel, dim3((unsigned)(blocks > 0 ? blocks : 1)), dim3(T::threads), bytes, (hipStream_t)stream,
+        $(pass), *plan, *maps);
     return (int)hipGetLastError();
 }
 #endif

@@ -1,15 +1,20 @@
 /* The wgmma kernel's maps (tokitai_hip/codegen/matrix_core_sm90.h) on the CPU: one block's tile of
- * a 16-bit product computed as the kernel computes it, through exactly its functions (chunks of a
- * stage and their places in shared memory, the descriptors of each instruction, the accumulators'
- * outputs), with wgmma.mma_async m64n256k16 emulated from its documented semantics, written here
- * apart from the kernel's functions: the descriptor's fields (PTX ISA, matrix descriptor format),
- * the canonical 128-byte-swizzled layouts it describes (K-major: 8 rows of 128 bytes, 8-row groups
- * at the stride offset; MN-major: 64 rows of a k in 128 bytes, 64-row groups at the leading
- * offset, 8-k groups at the stride offset; the swizzle XORs address bits 4-6 with bits 7-9), and
- * the D fragment (thread t of the warpgroup, register v: row 16 (t / 32) + (t % 32) / 4 + 8 (v / 2
- * % 2), column 8 (v / 4) + 2 (t % 4) + v % 2). Every layout of a and b, full tiles and tiles cut at
- * m, n and k, against a triple loop. Integer values, so every sum is exact. This checks the maps
- * against the documented semantics, not against the hardware. */
+ * a 16-bit product computed as the kernel computes it, through exactly its functions (each
+ * operand's tensor-map geometry and a batch's coordinates in it, the boxes of a stage and their
+ * places in shared memory, the descriptors of each instruction, the accumulators' outputs), with
+ * the tensor memory accelerator's tiled copy and wgmma.mma_async m64n256k16 emulated from their
+ * documented semantics, written here apart from the kernel's functions: the copy (CUDA driver API,
+ * cuTensorMapEncodeTiled; PTX ISA, cp.async.bulk.tensor: the box at the coordinates, its first
+ * dimension innermost, stored densely, elements outside the tensor zero, the 128-byte swizzle
+ * XORing address bits 4-6 with bits 7-9), the descriptor's fields (PTX ISA, matrix descriptor
+ * format), the canonical 128-byte-swizzled layouts it describes (K-major: 8 rows of 128 bytes,
+ * 8-row groups at the stride offset; MN-major: 64 rows of a k in 128 bytes, 64-row groups at the
+ * leading offset, 8-k groups at the stride offset) and the D fragment (thread t of the
+ * warpgroup, register v: row 16 (t / 32) + (t % 32) / 4 + 8 (v / 2 % 2), column 8 (v / 4) + 2 (t %
+ * 4) + v % 2). Every layout of a and b, full tiles and tiles cut at m, n and k, batches in which
+ * an operand moves or not and a plan split into slices of k, against loops over the plan's own
+ * strides. Integer values, so every sum is exact. This checks the maps against the documented
+ * semantics, not against the hardware. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,53 +59,72 @@ static unsigned operand_address(uint64_t desc, bool tnsp, unsigned x, unsigned k
     return at ^ ((at >> 7 & 7) << 4);
 }
 
-/* The block at (m0, n0) of p into out[m][n] (each output it writes counted in written). */
-static void block(const product &p, int64_t m0, int64_t n0, std::vector<int64_t> &out, std::vector<int> &written)
+/* The accelerator's copy of the box at c of the tensor g describes over memory g0 (2-byte
+ * elements) into the stage at byte 'dst' (1024-aligned), each byte counted in 'slots'. */
+static void tma_copy(const tkh_wg_geometry &g, const std::vector<int16_t> &g0, const int32_t c[5],
+    std::vector<unsigned char> &smem, unsigned dst, std::vector<int> &slots)
 {
-    std::vector<int16_t> ga, gb;
-    lay_out(p, ga, gb);
-    const strides st = strides_of(p);
-    const int64_t a_m = st.a_m, a_k = st.a_k, b_n = st.b_n, b_k = st.b_k;
+    for (uint32_t i1 = 0; i1 < g.box[1]; ++i1)
+        for (uint32_t i0 = 0; i0 < g.box[0]; ++i0) {
+            int64_t v = 0, at = 0;
+            bool inside = true;
+            for (int d = 0; d < g.rank; ++d) {
+                const int64_t x = (int64_t)c[d] + (d == 0 ? i0 : d == 1 ? i1 : 0);
+                inside = inside && x >= 0 && x < (int64_t)g.size[d];
+                at += d == 0 ? x * 2 : x * (int64_t)g.stride[d - 1];
+            }
+            if (inside) {
+                assert_true(at % 2 == 0 && at / 2 < (int64_t)g0.size());
+                v = g0[at / 2];
+            }
+            unsigned o = (i1 * g.box[0] + i0) * 2;
+            o ^= (o >> 7 & 7) << 4;
+            const int16_t e = (int16_t)v;
+            memcpy(&smem[dst + o], &e, 2);
+            ++slots[dst + o];
+            ++slots[dst + o + 1];
+        }
+}
+
+/* The block at (m0, n0) of batch 'batch' of plan q (a and b at ga and gb, in the layouts ak, bk)
+ * as the kernel computes it: out[v + 128 tid] is consumer thread tid's accumulator v. */
+static std::vector<int64_t> block_of(const tkh_plan &q, const std::vector<int16_t> &ga, const std::vector<int16_t> &gb,
+    bool ak, bool bk, int64_t batch, int64_t m0, int64_t n0)
+{
+    tkh_wg_geometry g[2];
+    const bool kmajor[2] = { ak, bk };
+    const unsigned rows[2] = { T::bm, T::bn }, tile_at[2] = { 0, T::a_bytes };
+    const std::vector<int16_t> *mem[2] = { &ga, &gb };
+    int32_t c[2][5];
+    int64_t k0[2];
+    for (unsigned x = 0; x < 2; ++x) {
+        assert_true(tkh_wg_geometry_of(&q, x, kmajor[x], &g[x]));
+        k0[x] = tkh_wg_coords(&q, &g[x], batch, c[x]);
+    }
     std::vector<int64_t> acc(256 * T::accs, 0); /* [tid][v] */
     std::vector<unsigned char> smem(T::stage);
-    for (int64_t k0 = 0; k0 < p.k; k0 += T::bk) {
-        std::fill(smem.begin(), smem.end(), (unsigned char)0x77); /* poison: a read of what no chunk wrote shows */
-        std::vector<int> slots(T::stage / 16, 0);
-        /* each thread's chunks, as fetch copies them: 16 bytes from the first element on */
-        for (unsigned tid = 0; tid < 256; ++tid)
-            for (int op = 0; op < 2; ++op) {
-                const bool kmajor = op ? p.b_kmajor : p.a_kmajor;
-                const unsigned rows = op ? T::bn : T::bm, tile = op ? T::a_bytes : 0;
-                const int64_t lim = op ? p.n : p.m, x0 = op ? n0 : m0, s_x = op ? (kmajor ? b_n : 1) : (kmajor ? a_m : 1);
-                const int64_t s_k = op ? (kmajor ? 1 : b_k) : (kmajor ? 1 : a_k);
-                const std::vector<int16_t> &g = op ? gb : ga;
-                for (unsigned i = 0; i < rows * T::bk / 8 / 256; ++i) {
-                    unsigned r, q;
-                    tkh_wg_chunk(tid + 256 * i, kmajor, rows, &r, &q);
-                    const unsigned place = tkh_wg_place(kmajor, r, q, rows);
-                    assert_true(place % 16 == 0 && place + 16 <= (op ? T::b_bytes : T::a_bytes));
-                    ++slots[(tile + place) / 16];
-                    const bool ok = x0 + r < lim && k0 + q < p.k;
-                    for (unsigned e = 0; e < 8; ++e) {
-                        const int16_t v = ok ? g[(x0 + r) * s_x + (k0 + q) * s_k + e] : 0;
-                        memcpy(&smem[tile + place + 2 * e], &v, 2);
-                    }
-                }
+    for (int64_t kt = 0; kt < (q.size[0] + T::bk - 1) / T::bk; ++kt) {
+        std::fill(smem.begin(), smem.end(), (unsigned char)0x77); /* poison: a read of what no copy wrote shows */
+        std::vector<int> slots(T::stage, 0);
+        for (unsigned x = 0; x < 2; ++x)
+            for (unsigned i = 0; i < tkh_wg_boxes(kmajor[x], rows[x]); ++i) {
+                const unsigned at = tkh_wg_box(kmajor[x], i, x ? n0 : m0, k0[x] + kt * T::bk, c[x]);
+                tma_copy(g[x], *mem[x], c[x], smem, tile_at[x] + at, slots);
             }
         for (int s : slots)
-            assert_int_equal(s, 1); /* the chunks fill the stage, each 16 bytes once */
+            assert_int_equal(s, 1); /* the boxes fill the stage (the bytes the barrier expects), each byte once */
         /* each warpgroup's 4 instructions, emulated from the descriptors the kernel makes */
         for (unsigned wg = 0; wg < 2; ++wg)
             for (unsigned j = 0; j < T::bk / 16; ++j) {
-                const uint64_t da = tkh_wg_desc_at(smem_base, p.a_kmajor, T::bm, 64 * wg, j);
-                const uint64_t db = tkh_wg_desc_at(smem_base + T::a_bytes, p.b_kmajor, T::bn, 0, j);
+                const uint64_t da = tkh_wg_desc_at(smem_base, ak, 64 * wg, j);
+                const uint64_t db = tkh_wg_desc_at(smem_base + T::a_bytes, bk, 0, j);
                 std::vector<int64_t> d(64 * 256, 0);
                 for (unsigned x = 0; x < 64; ++x)
                     for (unsigned kk = 0; kk < 16; ++kk) {
-                        const int64_t av = element(smem, operand_address(da, !p.a_kmajor, x, kk));
+                        const int64_t av = element(smem, operand_address(da, !ak, x, kk));
                         if (av != 0)
                             for (unsigned y = 0; y < 256; ++y)
-                                d[x * 256 + y] += av * element(smem, operand_address(db, !p.b_kmajor, y, kk));
+                                d[x * 256 + y] += av * element(smem, operand_address(db, !bk, y, kk));
                     }
                 for (unsigned t = 0; t < 128; ++t)
                     for (unsigned v = 0; v < T::accs; ++v) {
@@ -109,6 +133,31 @@ static void block(const product &p, int64_t m0, int64_t n0, std::vector<int64_t>
                     }
             }
     }
+    return acc;
+}
+
+/* The plan of one product of p as the launcher sees it: k, n, m. */
+static tkh_plan plan_of(const product &p)
+{
+    const strides st = strides_of(p);
+    tkh_plan q;
+    memset(&q, 0, sizeof q);
+    q.ndim = 3;
+    q.reduced = 1;
+    q.count = p.m * p.n;
+    q.size[0] = p.k, q.size[1] = p.n, q.size[2] = p.m;
+    q.stride[0][0] = st.a_k, q.stride[0][2] = st.a_m;
+    q.stride[1][0] = st.b_k, q.stride[1][1] = st.b_n;
+    q.stride[2][1] = 1, q.stride[2][2] = p.n;
+    return q;
+}
+
+/* The block at (m0, n0) of p into out[m][n] (each output it writes counted in written). */
+static void block(const product &p, int64_t m0, int64_t n0, std::vector<int64_t> &out, std::vector<int> &written)
+{
+    std::vector<int16_t> ga, gb;
+    lay_out(p, ga, gb);
+    const std::vector<int64_t> acc = block_of(plan_of(p), ga, gb, p.a_kmajor, p.b_kmajor, 0, m0, n0);
     for (unsigned tid = 0; tid < 256; ++tid)
         for (unsigned v = 0; v < T::accs; ++v) {
             const int64_t m = m0 + tkh_wg_acc_row(tid, v), n = n0 + tkh_wg_acc_col(tid, v);
@@ -129,23 +178,121 @@ static void every_layout(void **state)
             1 + 2 * (layout >> 1) + 4 * (layout & 1), T::bm, T::bn, "wgmma", block);
 }
 
+/* Batches of a plan in which a moves and b does not (x [B, S, k] @ w^T), and in which both move, each
+ * in any layout; then the same plan split into 2 slices of k (tkh_plan_slices: the launcher's
+ * partial plan, whose slices the copies reach by k, not by a dimension of their own). Every block
+ * of every batch (and slice) against loops over the plan's own strides. */
+static void batches_and_slices(void **state)
+{
+    (void)state;
+    const int64_t m = 136, n = 264, k = 128, B = 2, C = 2; /* plan dims: k, n, m, B (a alone), C (both) */
+    for (int layout = 0; layout < 4; ++layout) {
+        const bool ak = layout & 2, bk = layout & 1;
+        tkh_plan p;
+        memset(&p, 0, sizeof p);
+        p.ndim = 5;
+        p.reduced = 1;
+        p.size[0] = k, p.size[1] = n, p.size[2] = m, p.size[3] = B, p.size[4] = C;
+        p.count = m * n * B * C;
+        /* a [C][B][m][k] or [C][B][k][m] (rows padded by 8); b [C][n][k] or [C][k][n] */
+        const int64_t a_row = (ak ? k : m) + 8;
+        p.stride[0][0] = ak ? 1 : a_row, p.stride[0][2] = ak ? a_row : 1;
+        p.stride[0][3] = (ak ? m : k) * a_row, p.stride[0][4] = B * p.stride[0][3];
+        p.stride[1][0] = bk ? 1 : n, p.stride[1][1] = bk ? k : 1, p.stride[1][3] = 0, p.stride[1][4] = n * k;
+        p.stride[2][1] = 1, p.stride[2][2] = n, p.stride[2][3] = m * n, p.stride[2][4] = B * m * n;
+        std::vector<int16_t> ga(C * p.stride[0][4]), gb(C * n * k);
+        uint64_t s = 0x9E3779B97F4A7C15u * (layout + 1);
+        for (int16_t &x : ga)
+            x = (int16_t)((s = s * 6364136223846793005u + 1442695040888963407u) >> 61) - 3;
+        for (int16_t &x : gb)
+            x = (int16_t)((s = s * 6364136223846793005u + 1442695040888963407u) >> 61) - 3;
+        for (int split = 1; split <= 2; ++split) {
+            tkh_plan q = p;
+            if (split > 1) {
+                p.split = split, p.chunk = k / split;
+                assert_true(tkh_plan_slices(&p, 3, 2, &q));
+            }
+            const int64_t batches = q.count / (m * n);
+            for (int64_t b = 0; b < batches; ++b)
+                for (int64_t m0 = 0; m0 < m; m0 += T::bm)
+                    for (int64_t n0 = 0; n0 < n; n0 += T::bn) {
+                        const std::vector<int64_t> acc = block_of(q, ga, gb, ak, bk, b, m0, n0);
+                        int64_t at[2] = { 0, 0 }, rest = b;
+                        for (int d = 3; d < q.ndim; ++d) {
+                            at[0] += rest % q.size[d] * q.stride[0][d];
+                            at[1] += rest % q.size[d] * q.stride[1][d];
+                            rest /= q.size[d];
+                        }
+                        for (unsigned tid = 0; tid < 256; ++tid)
+                            for (unsigned v = 0; v < T::accs; ++v) {
+                                const int64_t i = m0 + tkh_wg_acc_row(tid, v), j = n0 + tkh_wg_acc_col(tid, v);
+                                if (i >= m || j >= n)
+                                    continue;
+                                int64_t want = 0;
+                                for (int64_t x = 0; x < q.size[0]; ++x)
+                                    want += (int64_t)ga[at[0] + i * q.stride[0][2] + x * q.stride[0][0]]
+                                        * gb[at[1] + j * q.stride[1][1] + x * q.stride[1][0]];
+                                if (acc[tid * T::accs + v] != want)
+                                    fail_msg("a %s, b %s, %d slices: batch %lld output (%lld, %lld) %lld, expected %lld",
+                                        ak ? "K-major" : "MN-major", bk ? "K-major" : "MN-major", split, (long long)b,
+                                        (long long)i, (long long)j, (long long)acc[tid * T::accs + v], (long long)want);
+                            }
+                    }
+        }
+    }
+}
+
+/* Where the accelerator cannot copy an operand, the geometry says so (the launcher then takes the
+ * mma.sync kernel): a negative or zero matrix stride, a negative batch stride, four batch
+ * dimensions in which it moves, a row not a whole number of 16 bytes. */
+static void geometry_refusals(void **state)
+{
+    (void)state;
+    product p = { 64, 64, 64, true, true, {}, {} };
+    tkh_wg_geometry g;
+    tkh_plan q = plan_of(p);
+    assert_true(tkh_wg_geometry_of(&q, 0, true, &g));
+    assert_int_equal(g.rank, 2);
+    assert_int_equal(g.stride[0], 128);
+    q.stride[0][2] = -64;
+    assert_false(tkh_wg_geometry_of(&q, 0, true, &g));
+    q.stride[0][2] = 0;
+    assert_false(tkh_wg_geometry_of(&q, 0, true, &g));
+    q.stride[0][2] = 68; /* 136 bytes */
+    assert_false(tkh_wg_geometry_of(&q, 0, true, &g));
+    q = plan_of(p);
+    q.ndim = 7;
+    for (int d = 3; d < 7; ++d)
+        q.size[d] = 2, q.stride[0][d] = 4096 << (d - 3), q.stride[1][d] = 0;
+    assert_false(tkh_wg_geometry_of(&q, 0, true, &g));
+    assert_true(tkh_wg_geometry_of(&q, 1, true, &g)); /* b is the same across them: rank 2 */
+    assert_int_equal(g.rank, 2);
+    q.ndim = 6;
+    assert_true(tkh_wg_geometry_of(&q, 0, true, &g));
+    assert_int_equal(g.rank, 5);
+    q.stride[0][4] = -8192;
+    assert_false(tkh_wg_geometry_of(&q, 0, true, &g));
+}
+
 /* The descriptors' fields as the kernel sets them, against the layouts' documented strides. */
 static void descriptor_fields(void **state)
 {
     (void)state;
-    const uint64_t k = tkh_wg_desc_at(2048, true, T::bn, 64, 3);
+    const uint64_t k = tkh_wg_desc_at(2048, true, 64, 3);
     assert_int_equal(k & 0x3FFF, (2048 + 64 * 128 + 3 * 32) >> 4);
     assert_int_equal(k >> 32 & 0x3FFF, 1024 >> 4);
-    const uint64_t mn = tkh_wg_desc_at(2048, false, T::bn, 64, 3);
-    assert_int_equal(mn & 0x3FFF, (2048 + (6 * 4 + 1) * 1024) >> 4);
-    assert_int_equal(mn >> 16 & 0x3FFF, 1024 >> 4);
-    assert_int_equal(mn >> 32 & 0x3FFF, 4 * 1024 >> 4);
+    const uint64_t mn = tkh_wg_desc_at(2048, false, 64, 3);
+    assert_int_equal(mn & 0x3FFF, (2048 + 8192 + 6 * 1024) >> 4);
+    assert_int_equal(mn >> 16 & 0x3FFF, 8192 >> 4);
+    assert_int_equal(mn >> 32 & 0x3FFF, 1024 >> 4);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_layout),
+        cmocka_unit_test(batches_and_slices),
+        cmocka_unit_test(geometry_refusals),
         cmocka_unit_test(descriptor_fields),
     };
     return cmocka_run_group_tests_name("wgmma_layout", tests, NULL, NULL);

@@ -16,11 +16,13 @@
 
 #include <stdint.h>
 
+#include "tokitai_hip/codegen/plan.h"
 #include "tokitai_hip/codegen/scalar.h" /* TKH_HD */
 
-/* 128 x 256 outputs a block of two warpgroups, each 64 x 256 (one m64n256k16 per 16 along k);
- * a stage holds 64 along k (one 128-byte row of 16-bit elements) of a's 128 rows (m) and b's 256
- * rows (n), a's tile then b's, each a whole number of 1024-byte atoms. */
+/* 128 x 256 outputs a block of two consumer warpgroups, each 64 x 256 (one m64n256k16 per 16
+ * along k), and a producer warpgroup whose one thread issues the tensor memory accelerator's
+ * copies; a stage holds 64 along k (one 128-byte row of 16-bit elements) of a's 128 rows (m) and
+ * b's 256 rows (n), a's tile then b's, each a whole number of 1024-byte atoms. */
 struct tkh_wg_tile {
     enum {
         bm = 128,
@@ -30,7 +32,9 @@ struct tkh_wg_tile {
         a_bytes = bm * bk * 2,
         b_bytes = bn * bk * 2,
         stage = a_bytes + b_bytes,
-        accs = 128 /* a thread's f32 accumulators: 64 x 256 over 128 threads */
+        accs = 128, /* a consumer thread's f32 accumulators: 64 x 256 over 128 threads */
+        threads = 384,
+        box = 64 * bk * 2 /* an MN-major operand's box of 64 rows */
     };
 };
 
@@ -41,28 +45,105 @@ TKH_HD static inline unsigned tkh_wg_kmajor(unsigned row, unsigned k)
     return row * 128 + (((k / 8) ^ (row % 8)) * 16) + (k % 8) * 2;
 }
 
-/* Byte offset of element (row, k) in an MN-major tile of 'rows' rows (m of a, n of b): atoms of
- * 64 rows x 8 k (1024 bytes, k-th 128-byte line holding 64 successive rows, the chunk of rows
- * 8c..8c+7 stored at chunk c ^ (k % 8)), the atoms along the rows first, then along k. */
-TKH_HD static inline unsigned tkh_wg_mnmajor(unsigned row, unsigned k, unsigned rows)
+/* Byte offset of element (row, k) in an MN-major tile: boxes of 64 rows x 64 k (8 KiB, one
+ * copy of the tensor memory accelerator each), line k of a box holding its 64 rows in 128 bytes,
+ * the chunk of rows 8c..8c+7 stored at chunk c ^ (k % 8) (each 8 lines a 1024-byte atom). */
+TKH_HD static inline unsigned tkh_wg_mnmajor(unsigned row, unsigned k)
 {
-    return ((k / 8) * (rows / 64) + row / 64) * 1024 + (k % 8) * 128 + ((((row % 64) / 8) ^ (k % 8)) * 16)
-        + (row % 8) * 2;
+    return row / 64 * tkh_wg_tile::box + k * 128 + ((((row % 64) / 8) ^ (k % 8)) * 16) + (row % 8) * 2;
 }
 
-/* Byte offset of element (row, k) of an operand's tile of 'rows' rows, in its layout. */
-TKH_HD static inline unsigned tkh_wg_place(bool kmajor, unsigned row, unsigned k, unsigned rows)
+/* Byte offset of element (row, k) of an operand's tile in its layout. */
+TKH_HD static inline unsigned tkh_wg_place(bool kmajor, unsigned row, unsigned k)
 {
-    return kmajor ? tkh_wg_kmajor(row, k) : tkh_wg_mnmajor(row, k, rows);
+    return kmajor ? tkh_wg_kmajor(row, k) : tkh_wg_mnmajor(row, k);
 }
 
-/* Chunk c of a stage's tile of 'rows' rows (thread tid copies chunks tid + 256 i): the row and
- * k of its first element. K-major: 8 chunks along k a row; MN-major: rows / 8 along the rows a k. */
-TKH_HD static inline void tkh_wg_chunk(unsigned c, bool kmajor, unsigned rows, unsigned *row, unsigned *k)
+/* The copies of an operand's tile of 'rows' rows (a stage's 64 k): a K-major tile is one box of
+ * 64 k by 'rows' rows, an MN-major one rows / 64 boxes of 64 rows by 64 k. A copy stores its box
+ * densely, its first dimension innermost (the layouts above), XORing address bits 4-6 with bits
+ * 7-9 (the 128-byte swizzle). */
+TKH_HD static inline unsigned tkh_wg_boxes(bool kmajor, unsigned rows)
 {
-    const unsigned across = kmajor ? 8 : rows / 8;
-    *row = kmajor ? c / across : c % across * 8;
-    *k = kmajor ? c % across * 8 : c / across;
+    return kmajor ? 1 : rows / 64;
+}
+
+/* Box i of the tile whose first row is row0 and first k is k0: its byte offset in the tile, and
+ * its first two coordinates in the operand's map (c[0], c[1]; tkh_wg_geometry_of's order). */
+TKH_HD static inline unsigned tkh_wg_box(bool kmajor, unsigned i, int64_t row0, int64_t k0, int32_t c[5])
+{
+    c[0] = (int32_t)(kmajor ? k0 : row0 + 64 * i);
+    c[1] = (int32_t)(kmajor ? row0 : k0);
+    return kmajor ? 0 : i * tkh_wg_tile::box;
+}
+
+/* How the tensor memory accelerator sees operand x of a plan (0: a, its rows m; 1: b, its rows n),
+ * 2-byte elements: a tensor of 'rank' dimensions, innermost first: k then the rows (K-major) or
+ * the rows then k (MN-major), then the batch dimensions in which the operand moves; the box a
+ * copy takes. dim[d] says where plan dimension d >= 3 goes: a map dimension, TKH_WG_SLICE (the
+ * slices of k of a split plan, TKH_PLAN_PARTIALS: its index times size[0] is added to k, whose
+ * extent is then the whole of k) or TKH_WG_NONE (stride 0: the operand is the same across it). */
+enum { TKH_WG_NONE = -1, TKH_WG_SLICE = -2 };
+typedef struct tkh_wg_geometry {
+    int rank;
+    uint64_t size[5];   /* elements */
+    uint64_t stride[4]; /* bytes, of dimensions 1 to rank - 1 */
+    uint32_t box[5];
+    signed char dim[TKH_MAX_DIMS];
+} tkh_wg_geometry;
+
+/* The geometry of operand x (K-major or MN-major) of p; 0 where the accelerator cannot copy it:
+ * a matrix stride not positive, a batch stride negative, more than 3 batch dimensions in which it
+ * moves, a size past 2^31 - 1 (coordinates are 32-bit), a stride not a whole number of 16 bytes
+ * or past 2^40. */
+TKH_HD static inline int tkh_wg_geometry_of(const tkh_plan *p, unsigned x, bool kmajor, tkh_wg_geometry *g)
+{
+    const int sliced = p->mode == TKH_PLAN_PARTIALS, last = p->ndim - 1, r = x ? 1 : 2;
+    const int64_t k = p->size[0] * (sliced ? p->size[last] : 1), rows = p->size[r];
+    const int64_t s_other = kmajor ? p->stride[x][r] : p->stride[x][0];
+    if (p->ndim < 3 || (kmajor ? p->stride[x][0] : p->stride[x][r]) != 1 || s_other <= 0)
+        return 0;
+    g->rank = 2;
+    g->size[0] = (uint64_t)(kmajor ? k : rows);
+    g->size[1] = (uint64_t)(kmajor ? rows : k);
+    g->stride[0] = (uint64_t)s_other * 2;
+    g->box[0] = 64;
+    g->box[1] = kmajor ? (x ? tkh_wg_tile::bn : tkh_wg_tile::bm) : 64;
+    for (int d = 0; d < TKH_MAX_DIMS; ++d)
+        g->dim[d] = TKH_WG_NONE;
+    for (int d = 3; d < p->ndim; ++d) {
+        const int64_t s = p->stride[x][d];
+        if (sliced && d == last)
+            g->dim[d] = TKH_WG_SLICE;
+        else if (s < 0 || (s > 0 && g->rank == 5))
+            return 0;
+        else if (s > 0) {
+            g->dim[d] = (signed char)g->rank;
+            g->size[g->rank] = (uint64_t)p->size[d];
+            g->stride[g->rank - 1] = (uint64_t)s * 2;
+            g->box[g->rank++] = 1;
+        }
+    }
+    for (int i = 0; i < g->rank; ++i)
+        if (g->size[i] == 0 || g->size[i] > 0x7FFFFFFF || (i > 0 && (g->stride[i - 1] % 16 != 0 || g->stride[i - 1] >> 40)))
+            return 0;
+    return 1;
+}
+
+/* The coordinates of batch 'batch' (the plan's dimensions 3 on, as the tiles count them) in g's
+ * map: c[2] on; returns the k where its slice starts (0 unless the plan is split). */
+TKH_HD static inline int64_t tkh_wg_coords(const tkh_plan *p, const tkh_wg_geometry *g, int64_t batch, int32_t c[5])
+{
+    int64_t k0 = 0;
+    for (int d = 3; d < p->ndim; ++d) {
+        const int64_t i = batch % p->size[d];
+        batch /= p->size[d];
+        if (g->dim[d] >= 0)
+            c[g->dim[d]] = (int32_t)i;
+        else if (g->dim[d] == TKH_WG_SLICE)
+            k0 = i * p->size[0];
+    }
+    return k0;
 }
 
 /* A matrix descriptor with the 128-byte swizzle: shared address, leading and stride byte
@@ -77,11 +158,11 @@ TKH_HD static inline uint64_t tkh_wg_desc(unsigned address, unsigned leading, un
  * operand's tile at shared address 'tile' (1024-aligned). K-major: 8-row groups 1024 bytes
  * apart (the stride offset; the leading one is unused with this swizzle, 16 by convention), the
  * start moved 32 bytes a step within the rows' atoms, where the swizzle applies to it too.
- * MN-major: 64-row groups one atom apart (leading), 8-k groups rows / 64 atoms apart (stride). */
-TKH_HD static inline uint64_t tkh_wg_desc_at(unsigned tile, bool kmajor, unsigned rows, unsigned r0, unsigned j)
+ * MN-major: 64-row groups a box apart (leading), 8-k groups one atom apart (stride). */
+TKH_HD static inline uint64_t tkh_wg_desc_at(unsigned tile, bool kmajor, unsigned r0, unsigned j)
 {
-    const unsigned at = tile + tkh_wg_place(kmajor, r0, 16 * j, rows);
-    return kmajor ? tkh_wg_desc(at, 16, 1024) : tkh_wg_desc(at, 1024, rows / 64 * 1024);
+    const unsigned at = tile + tkh_wg_place(kmajor, r0, 16 * j);
+    return kmajor ? tkh_wg_desc(at, 16, 1024) : tkh_wg_desc(at, tkh_wg_tile::box, 1024);
 }
 
 /* Accumulator v (0 to 127) of thread tid: warpgroup tid / 128 takes rows 64 (tid / 128) on; in
@@ -117,11 +198,75 @@ template <int n> static __device__ __forceinline__ void tkh_wgmma_wait(void)
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(n) : "memory");
 }
 
-/* Generic-proxy writes to shared memory (cp.async's) made visible to the async proxy (wgmma's
- * reads), before the barrier that hands a stage over. */
-static __device__ __forceinline__ void tkh_fence_proxy_async(void)
+/* mbarriers in shared memory (by address): a stage's 'full' barrier completes when the producer
+ * has arrived and the copies' bytes have landed, its 'empty' one when every consumer warp has
+ * arrived, done reading it. */
+static __device__ __forceinline__ void tkh_mbar_init(unsigned bar, unsigned count)
 {
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+/* The barriers' initialization made visible to the async proxy (the copies' completions). */
+static __device__ __forceinline__ void tkh_mbar_init_fence(void)
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+static __device__ __forceinline__ void tkh_mbar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Arrives and expects 'bytes' more of the copies before the phase completes. */
+static __device__ __forceinline__ void tkh_mbar_arrive_expect(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+/* Waits for the completion of the phase of parity 'parity' (a fresh barrier counts the phase
+ * before its first, parity 1, as complete). */
+static __device__ __forceinline__ void tkh_mbar_wait(unsigned bar, unsigned parity)
+{
+    asm volatile("{\n.reg .pred done;\nWAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT;\n}\n" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+
+/* The tensor memory accelerator's copy of the box at c (rank coordinates) of 'map' (a kernel
+ * parameter's address) into shared memory at dst, counted on barrier bar. */
+static __device__ __forceinline__ void tkh_tma_load(unsigned dst, const void *map, unsigned bar, const int32_t c[5],
+    int rank)
+{
+#define TKH_TMA(n, coords, ...)                                                                          \
+    asm volatile("cp.async.bulk.tensor." #n "d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {" \
+                 coords "}], [%2];\n" ::"r"(dst), "l"(map), "r"(bar), __VA_ARGS__ : "memory")
+    switch (rank) {
+    case 2:
+        TKH_TMA(2, "%3, %4", "r"(c[0]), "r"(c[1]));
+        break;
+    case 3:
+        TKH_TMA(3, "%3, %4, %5", "r"(c[0]), "r"(c[1]), "r"(c[2]));
+        break;
+    case 4:
+        TKH_TMA(4, "%3, %4, %5, %6", "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+        break;
+    default:
+        TKH_TMA(5, "%3, %4, %5, %6, %7", "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]));
+    }
+#undef TKH_TMA
+}
+
+/* A warpgroup's registers a thread: the producer gives some up, the consumers take them. */
+template <int n> static __device__ __forceinline__ void tkh_regs_fewer(void)
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(n));
+}
+
+template <int n> static __device__ __forceinline__ void tkh_regs_more(void)
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(n));
 }
 
 /* Pins the accumulators at this point: the compiler sees them written by the wgmma asm, not by
@@ -170,6 +315,56 @@ template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_
 #undef TKH_WG_D8
 #undef TKH_WG_D32
 #undef TKH_WG_REGS8
+#endif
+
+#if defined(TKH_PLATFORM_NVIDIA) && defined(__CUDACC__)
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+/* The tensor maps of a call's a and b, kernel parameters (__grid_constant__, so that the copies
+ * read them where they lie), with the geometries they were made from. */
+typedef struct tkh_wg_maps {
+    CUtensorMap map[2];
+    tkh_wg_geometry g[2];
+} tkh_wg_maps;
+
+/* The maps of a (at a) and b (at b) of plan p in their layouts, f16 or bf16: 1, or 0 where the
+ * accelerator cannot copy them (tkh_wg_geometry_of), the CUDA runtime is older than 12.5 or the
+ * driver refuses (cuTensorMapEncodeTiled, reached through the runtime's entry points, so that the
+ * library needs no link to the driver's own library). */
+static inline int tkh_wg_maps_of(tkh_wg_maps *m, const void *a, const void *b, const tkh_plan *p, bool a_kmajor,
+    bool b_kmajor, bool bf16)
+{
+#if CUDART_VERSION >= 12050
+    static PFN_cuTensorMapEncodeTiled_v12000 encode; /* asked once; a race asks twice for the same */
+    static int asked;
+    if (!__atomic_load_n(&asked, __ATOMIC_ACQUIRE)) {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult found;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found)
+                == cudaSuccess && found == cudaDriverEntryPointSuccess)
+            encode = (PFN_cuTensorMapEncodeTiled_v12000)f;
+        __atomic_store_n(&asked, 1, __ATOMIC_RELEASE);
+    }
+    const void *const base[2] = { a, b };
+    const bool kmajor[2] = { a_kmajor, b_kmajor };
+    for (unsigned x = 0; x < 2; ++x) {
+        tkh_wg_geometry *g = &m->g[x];
+        const cuuint32_t steps[5] = { 1, 1, 1, 1, 1 };
+        if (encode == NULL || !tkh_wg_geometry_of(p, x, kmajor[x], g)
+            || encode(&m->map[x], bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                   (cuuint32_t)g->rank, (void *)base[x], (const cuuint64_t *)g->size, (const cuuint64_t *)g->stride,
+                   (const cuuint32_t *)g->box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+                != CUDA_SUCCESS)
+            return 0;
+    }
+    return 1;
+#else
+    (void)m, (void)a, (void)b, (void)p, (void)a_kmajor, (void)b_kmajor, (void)bf16;
+    return 0;
+#endif
+}
 #endif
 
 #endif

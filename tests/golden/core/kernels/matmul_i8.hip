@@ -915,8 +915,8 @@ static int tkhk_matmul_i8_small_m(const void *const *inputs, const tkh_plan *p, 
 }
 /* The kernel for a plan of three dimensions or more (k, n, m, then the batch), blocks of 256
  * threads: the small-m kernel for at most 16 rows, else the matrix-instruction kernel where it
- * fits (on NVIDIA wgmma where the device runs sm_90a code, else mma.sync; MFMA on a gfx90a),
- * else the FMA tiles. */
+ * fits (on NVIDIA wgmma where the device runs sm_90a code and the operands have tensor maps,
+ * else mma.sync; MFMA on a gfx90a), else the FMA tiles. */
 static int tkhk_matmul_i8_run(const void *const *inputs, void *const *outputs, const void *const *scalars,
     const tkh_plan *plan, unsigned grid, unsigned block, void *stream)
 {
