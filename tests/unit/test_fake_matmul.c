@@ -902,6 +902,16 @@ static void test_extra_inputs(void **state)
     assert_int_equal(tkh_context_corrupt_next_output(ctx, 22, 3), TKH_OK);
     expect(tkh_tensor_call(ctx, &residual, &args3, NULL), TKH_ERR_ORACLE_MISMATCH,
         "residual_i32: element [1, 1, 2] of [2, 3, 5] differs from the CPU oracle");
+    /* the self-test (a downstream project's generated GPU test) gives each extra input its
+     * extent's elements: the row m, the addend m x n (given n, it read past the addend's end) */
+    const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };
+    ok(tkh_context_set_oracle(ctx, &full));
+    const tkh_kernel_info *const mine[2] = { &gemm, &residual };
+    const tkh_registry reg = { "extras", mine, 2 };
+    const size_t sizes[2] = { 100, 1000 };
+    tkh_selftest_result result;
+    ok(tkh_registry_selftest(ctx, &reg, sizes, 2, 20261205, &result));
+    assert_int_equal(result.passed, 4);
     tkh_context_destroy(ctx);
 }
 

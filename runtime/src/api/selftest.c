@@ -85,6 +85,13 @@ static void product_sizes(size_t n, size_t *m, size_t *cols, size_t *depth)
     *depth = 1 + n % 97;
 }
 
+/* The elements of a product's extra input: a column's n, a row's m, an addend's m x n. */
+static size_t extra_count(const tkh_operand *x, size_t m, size_t cols)
+{
+    const char *e = x->extent ? x->extent : "n";
+    return strcmp(e, "m") == 0 ? m : strcmp(e, "mn") == 0 ? m * cols : cols;
+}
+
 static tkh_status run_one(tkh_context *ctx, const tkh_kernel_info *k, size_t n, uint64_t seed,
     tkh_selftest_result *result)
 {
@@ -97,7 +104,7 @@ static tkh_status run_one(tkh_context *ctx, const tkh_kernel_info *k, size_t n, 
     const size_t outputs = product ? m * cols : k->out_count ? k->out_count : n;
     int ok = k->arity <= TKH_MAX_INPUTS && k->output_count <= TKH_MAX_OUTPUTS && k->scalar_count <= TKH_MAX_SCALARS;
     for (unsigned a = 0; ok && a < k->arity; ++a) {
-        count[a] = !product ? n : a == 0 ? m * depth : a == 1 ? depth * cols : cols; /* a, b, then columns */
+        count[a] = !product ? n : a == 0 ? m * depth : a == 1 ? depth * cols : extra_count(&k->inputs[a], m, cols);
         ok = (in[a] = malloc(count[a] * k->inputs[a].size)) != NULL;
     }
     for (unsigned o = 0; ok && o < k->output_count; ++o)

@@ -608,8 +608,8 @@ __global__ void __launch_bounds__(384, 1) tkhk_linear_relu_bf16_wgmma(const uint
                 tkh_mbar_arrive_expect(full0 + 8 * st, T::stage);
                 for (unsigned x = 0; x < 2; ++x)
                     for (unsigned i = 0; i < tkh_wg_boxes(kmajor[x], rows[x]); ++i) {
-                        const unsigned at = tkh_wg_box(kmajor[x], i, x ? n0 : m0, k0[x] + kt * T::bk, c[x]);
-                        tkh_tma_load(s_addr + st * T::stage + tile_at[x] + at, &tkhm_maps.map[x], full0 + 8 * st, c[x],
+                        const unsigned box = tkh_wg_box(kmajor[x], i, x ? n0 : m0, k0[x] + kt * T::bk, c[x]);
+                        tkh_tma_load(s_addr + st * T::stage + tile_at[x] + box, &tkhm_maps.map[x], full0 + 8 * st, c[x],
                             tkhm_maps.g[x].rank);
                     }
                 if (++st == T::stages)
@@ -659,8 +659,9 @@ __global__ void __launch_bounds__(384, 1) tkhk_linear_relu_bf16_wgmma(const uint
 
 /* Whether the current device runs the wgmma kernel's body, and its multiprocessors (in *sms).
  * Host code is compiled once for every target, so the choice is the loaded code's: only sm_90a
- * code has the body's static shared word, which cudaFuncGetAttributes reports for the image this
- * device runs (no stream operation, so it is safe under graph capture). Asked once per device. */
+ * code has the body's static shared memory (its barriers), which cudaFuncGetAttributes reports
+ * for the image this device runs (no stream operation, so it is safe under graph capture). Asked
+ * once per device. */
 static int tkhk_linear_relu_bf16_wgmma_here(int *sms)
 {
     static int known[64]; /* 0 not asked yet, -1 no, else the multiprocessors */
