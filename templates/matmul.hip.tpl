@@ -15,25 +15,39 @@
 
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
 @ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma
-/* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored; under
- * TKH_PLAN_PARTIALS the sum itself, in the accumulator's type (p_out is then the launcher's
- * partials). */
-static __device__ __forceinline__ void $(k.symbol)_finish($(table.concat(params, ", ")), const tkh_plan &tkhm_p,
-    const int64_t *at, int64_t m, int64_t n, $(R) acc)
+/* The output whose element in each array is at 'off': the epilogue of its sum, stored; with
+ * 'partials' (TKH_PLAN_PARTIALS) the sum itself, in the accumulator's type (p_out is then the
+ * launcher's partials). */
+template <bool partials>
+static __device__ __forceinline__ void $(k.symbol)_store($(table.concat(params, ", ")), const int64_t *off, $(R) acc)
 {
     (void)p_$(a.name);
     (void)p_$(b.name);
-    if (tkhm_p.mode == TKH_PLAN_PARTIALS) {
-        (($(R) *)(void *)p_out)[at[$(out_index)] + m * tkhm_p.stride[$(out_index)][2] + n * tkhm_p.stride[$(out_index)][1]] = acc;
+    if (partials) {
+        (($(R) *)(void *)p_out)[off[$(out_index)]] = acc;
         return;
     }
 @ local call = { "(" .. k.acc.compute .. ")acc" }
 @ for _, c in ipairs(k.extras) do
-    const $(k.acc.compute) c_$(c.name) = p_$(c.name) ? ($(k.acc.compute))$(load(c.type, "p_" .. c.name .. "[at[" .. c.index .. "] + m * tkhm_p.stride[" .. c.index .. "][2] + n * tkhm_p.stride[" .. c.index .. "][1]]")) : ($(k.acc.compute))($(c.default or "0"));
+    const $(k.acc.compute) c_$(c.name) = p_$(c.name) ? ($(k.acc.compute))$(load(c.type, "p_" .. c.name .. "[off[" .. c.index .. "]]")) : ($(k.acc.compute))($(c.default or "0"));
 @   call[#call + 1] = "c_" .. c.name
 @ end
 @ for _, s in ipairs(k.scalars) do call[#call + 1] = "p_" .. s.name end
-    p_out[at[$(out_index)] + m * tkhm_p.stride[$(out_index)][2] + n * tkhm_p.stride[$(out_index)][1]] = $(store(O, "(" .. O.compute .. ")" .. k.oracle .. "(" .. table.concat(call, ", ") .. ")"));
+    p_out[off[$(out_index)]] = $(store(O, "(" .. O.compute .. ")" .. k.oracle .. "(" .. table.concat(call, ", ") .. ")"));
+}
+
+/* Output (m, n) of the tile whose arrays start at 'at', stored as the plan's mode says. */
+static __device__ __forceinline__ void $(k.symbol)_finish($(table.concat(params, ", ")), const tkh_plan &tkhm_p,
+    const int64_t *at, int64_t m, int64_t n, $(R) acc)
+{
+    int64_t off[$(#k.inputs + 1)];
+#pragma unroll
+    for (int x = 0; x < $(#k.inputs + 1); ++x)
+        off[x] = at[x] + m * tkhm_p.stride[x][2] + n * tkhm_p.stride[x][1];
+    if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+        $(k.symbol)_store<true>($(pass), off, acc);
+    else
+        $(k.symbol)_store<false>($(pass), off, acc);
 }
 
 /* Where batch 'batch' (an index over the plan's dimensions 3 on) starts in each array (at). */

@@ -97,12 +97,33 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
         if (ktiles > 0 && ct % 32 == 0)
             tkh_mbar_arrive(empty0 + 8 * last);
         $(k.symbol)_place(tkhm_p, tile, T::bm, T::bn, at, m0, n0);
+        /* each array's offsets of this thread's two rows and first column, worked out once: an
+         * accumulator's output then costs a multiply-add an array (its column step is constant) */
+        const int64_t m = m0 + tkh_wg_acc_row(ct, 0), n = n0 + tkh_wg_acc_col(ct, 0);
+        int64_t row[2][$(#k.inputs + 1)], s_n[$(#k.inputs + 1)];
 #pragma unroll
-        for (int v = 0; v < T::accs; ++v) {
-            const int64_t m = m0 + tkh_wg_acc_row(ct, v), n = n0 + tkh_wg_acc_col(ct, v);
-            if (m < tkhm_m && n < tkhm_n)
-                $(k.symbol)_finish($(pass), tkhm_p, at, m, n, ($(R))acc[v]);
+        for (int x = 0; x < $(#k.inputs + 1); ++x) {
+            s_n[x] = tkhm_p.stride[x][1];
+            row[0][x] = at[x] + m * tkhm_p.stride[x][2] + n * s_n[x];
+            row[1][x] = row[0][x] + 8 * tkhm_p.stride[x][2]; /* tkh_wg_acc_dm's other row */
         }
+        auto epilogue = [&](auto partials) {
+#pragma unroll
+            for (int v = 0; v < T::accs; ++v) {
+                const unsigned dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v);
+                if (m + dm < tkhm_m && n + dn < tkhm_n) {
+                    int64_t off[$(#k.inputs + 1)];
+#pragma unroll
+                    for (int x = 0; x < $(#k.inputs + 1); ++x)
+                        off[x] = row[dm / 8][x] + dn * s_n[x];
+                    $(k.symbol)_store<decltype(partials)::value>($(pass), off, ($(R))acc[v]);
+                }
+            }
+        };
+        if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+            epilogue(tkh_bool<true>());
+        else
+            epilogue(tkh_bool<false>());
     }
 #endif
 }

@@ -167,16 +167,32 @@ TKH_HD static inline uint64_t tkh_wg_desc_at(unsigned tile, bool kmajor, unsigne
 
 /* Accumulator v (0 to 127) of thread tid: warpgroup tid / 128 takes rows 64 (tid / 128) on; in
  * it, warp w rows 16 w + lane / 4 (+ 8 for v % 4 >= 2), columns 8 (v / 4) + 2 (lane % 4) + v % 2
- * (PTX ISA: the m64nNk16 D fragment, mma.sync's m16n8 layout repeated along n). */
+ * (PTX ISA: the m64nNk16 D fragment, mma.sync's m16n8 layout repeated along n): the place of
+ * accumulator 0 and each accumulator's steps from it (dm, dn: constants once unrolled). */
+TKH_HD static inline unsigned tkh_wg_acc_dm(unsigned v)
+{
+    return v / 2 % 2 * 8;
+}
+
+TKH_HD static inline unsigned tkh_wg_acc_dn(unsigned v)
+{
+    return v / 4 * 8 + v % 2;
+}
+
 TKH_HD static inline unsigned tkh_wg_acc_row(unsigned tid, unsigned v)
 {
-    return tid / 128 * 64 + tid / 32 % 4 * 16 + tid % 32 / 4 + (v / 2 % 2) * 8;
+    return tid / 128 * 64 + tid / 32 % 4 * 16 + tid % 32 / 4 + tkh_wg_acc_dm(v);
 }
 
 TKH_HD static inline unsigned tkh_wg_acc_col(unsigned tid, unsigned v)
 {
-    return v / 4 * 8 + tid % 4 * 2 + v % 2;
+    return tid % 4 * 2 + tkh_wg_acc_dn(v);
 }
+
+/* A compile-time choice passed as a value (to a generic lambda). */
+template <bool b> struct tkh_bool {
+    static constexpr bool value = b;
+};
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TKH_HAS_WGMMA 1

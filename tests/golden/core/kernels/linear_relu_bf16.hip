@@ -13,20 +13,34 @@
 #include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/core_oracle/linear_relu_bf16.h"
 
-/* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored; under
- * TKH_PLAN_PARTIALS the sum itself, in the accumulator's type (p_out is then the launcher's
- * partials). */
-static __device__ __forceinline__ void tkhk_linear_relu_bf16_finish(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const tkh_plan &tkhm_p,
-    const int64_t *at, int64_t m, int64_t n, float acc)
+/* The output whose element in each array is at 'off': the epilogue of its sum, stored; with
+ * 'partials' (TKH_PLAN_PARTIALS) the sum itself, in the accumulator's type (p_out is then the
+ * launcher's partials). */
+template <bool partials>
+static __device__ __forceinline__ void tkhk_linear_relu_bf16_store(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const int64_t *off, float acc)
 {
     (void)p_x;
     (void)p_weight;
-    if (tkhm_p.mode == TKH_PLAN_PARTIALS) {
-        ((float *)(void *)p_out)[at[3] + m * tkhm_p.stride[3][2] + n * tkhm_p.stride[3][1]] = acc;
+    if (partials) {
+        ((float *)(void *)p_out)[off[3]] = acc;
         return;
     }
-    const float c_bias = p_bias ? (float)tkh_bf16_to_f32(p_bias[at[2] + m * tkhm_p.stride[2][2] + n * tkhm_p.stride[2][1]]) : (float)(0);
-    p_out[at[3] + m * tkhm_p.stride[3][2] + n * tkhm_p.stride[3][1]] = tkh_f32_to_bf16((float)tkh_oracle_linear_relu_bf16((float)acc, c_bias));
+    const float c_bias = p_bias ? (float)tkh_bf16_to_f32(p_bias[off[2]]) : (float)(0);
+    p_out[off[3]] = tkh_f32_to_bf16((float)tkh_oracle_linear_relu_bf16((float)acc, c_bias));
+}
+
+/* Output (m, n) of the tile whose arrays start at 'at', stored as the plan's mode says. */
+static __device__ __forceinline__ void tkhk_linear_relu_bf16_finish(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const tkh_plan &tkhm_p,
+    const int64_t *at, int64_t m, int64_t n, float acc)
+{
+    int64_t off[4];
+#pragma unroll
+    for (int x = 0; x < 4; ++x)
+        off[x] = at[x] + m * tkhm_p.stride[x][2] + n * tkhm_p.stride[x][1];
+    if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+        tkhk_linear_relu_bf16_store<true>(p_x, p_weight, p_bias, p_out, off, acc);
+    else
+        tkhk_linear_relu_bf16_store<false>(p_x, p_weight, p_bias, p_out, off, acc);
 }
 
 /* Where batch 'batch' (an index over the plan's dimensions 3 on) starts in each array (at). */
@@ -647,12 +661,33 @@ __global__ void __launch_bounds__(384, 1) tkhk_linear_relu_bf16_wgmma(const uint
         if (ktiles > 0 && ct % 32 == 0)
             tkh_mbar_arrive(empty0 + 8 * last);
         tkhk_linear_relu_bf16_place(tkhm_p, tile, T::bm, T::bn, at, m0, n0);
+        /* each array's offsets of this thread's two rows and first column, worked out once: an
+         * accumulator's output then costs a multiply-add an array (its column step is constant) */
+        const int64_t m = m0 + tkh_wg_acc_row(ct, 0), n = n0 + tkh_wg_acc_col(ct, 0);
+        int64_t row[2][4], s_n[4];
 #pragma unroll
-        for (int v = 0; v < T::accs; ++v) {
-            const int64_t m = m0 + tkh_wg_acc_row(ct, v), n = n0 + tkh_wg_acc_col(ct, v);
-            if (m < tkhm_m && n < tkhm_n)
-                tkhk_linear_relu_bf16_finish(p_x, p_weight, p_bias, p_out, tkhm_p, at, m, n, (float)acc[v]);
+        for (int x = 0; x < 4; ++x) {
+            s_n[x] = tkhm_p.stride[x][1];
+            row[0][x] = at[x] + m * tkhm_p.stride[x][2] + n * s_n[x];
+            row[1][x] = row[0][x] + 8 * tkhm_p.stride[x][2]; /* tkh_wg_acc_dm's other row */
         }
+        auto epilogue = [&](auto partials) {
+#pragma unroll
+            for (int v = 0; v < T::accs; ++v) {
+                const unsigned dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v);
+                if (m + dm < tkhm_m && n + dn < tkhm_n) {
+                    int64_t off[4];
+#pragma unroll
+                    for (int x = 0; x < 4; ++x)
+                        off[x] = row[dm / 8][x] + dn * s_n[x];
+                    tkhk_linear_relu_bf16_store<decltype(partials)::value>(p_x, p_weight, p_bias, p_out, off, (float)acc[v]);
+                }
+            }
+        };
+        if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+            epilogue(tkh_bool<true>());
+        else
+            epilogue(tkh_bool<false>());
     }
 #endif
 }

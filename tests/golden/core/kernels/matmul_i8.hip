@@ -13,19 +13,33 @@
 #include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/core_oracle/matmul_i8.h"
 
-/* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored; under
- * TKH_PLAN_PARTIALS the sum itself, in the accumulator's type (p_out is then the launcher's
- * partials). */
-static __device__ __forceinline__ void tkhk_matmul_i8_finish(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan &tkhm_p,
-    const int64_t *at, int64_t m, int64_t n, uint32_t acc)
+/* The output whose element in each array is at 'off': the epilogue of its sum, stored; with
+ * 'partials' (TKH_PLAN_PARTIALS) the sum itself, in the accumulator's type (p_out is then the
+ * launcher's partials). */
+template <bool partials>
+static __device__ __forceinline__ void tkhk_matmul_i8_store(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const int64_t *off, uint32_t acc)
 {
     (void)p_a;
     (void)p_b;
-    if (tkhm_p.mode == TKH_PLAN_PARTIALS) {
-        ((uint32_t *)(void *)p_out)[at[2] + m * tkhm_p.stride[2][2] + n * tkhm_p.stride[2][1]] = acc;
+    if (partials) {
+        ((uint32_t *)(void *)p_out)[off[2]] = acc;
         return;
     }
-    p_out[at[2] + m * tkhm_p.stride[2][2] + n * tkhm_p.stride[2][1]] = (int32_t)tkh_oracle_matmul_i8((int32_t)acc);
+    p_out[off[2]] = (int32_t)tkh_oracle_matmul_i8((int32_t)acc);
+}
+
+/* Output (m, n) of the tile whose arrays start at 'at', stored as the plan's mode says. */
+static __device__ __forceinline__ void tkhk_matmul_i8_finish(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan &tkhm_p,
+    const int64_t *at, int64_t m, int64_t n, uint32_t acc)
+{
+    int64_t off[3];
+#pragma unroll
+    for (int x = 0; x < 3; ++x)
+        off[x] = at[x] + m * tkhm_p.stride[x][2] + n * tkhm_p.stride[x][1];
+    if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+        tkhk_matmul_i8_store<true>(p_a, p_b, p_out, off, acc);
+    else
+        tkhk_matmul_i8_store<false>(p_a, p_b, p_out, off, acc);
 }
 
 /* Where batch 'batch' (an index over the plan's dimensions 3 on) starts in each array (at). */

@@ -13,21 +13,35 @@
 #include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/core_oracle/scaled_residual_f32.h"
 
-/* Output (m, n) of the tile whose arrays start at 'at': the epilogue of its sum, stored; under
- * TKH_PLAN_PARTIALS the sum itself, in the accumulator's type (p_out is then the launcher's
- * partials). */
-static __device__ __forceinline__ void tkhk_scaled_residual_f32_finish(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan &tkhm_p,
-    const int64_t *at, int64_t m, int64_t n, float acc)
+/* The output whose element in each array is at 'off': the epilogue of its sum, stored; with
+ * 'partials' (TKH_PLAN_PARTIALS) the sum itself, in the accumulator's type (p_out is then the
+ * launcher's partials). */
+template <bool partials>
+static __device__ __forceinline__ void tkhk_scaled_residual_f32_store(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const int64_t *off, float acc)
 {
     (void)p_x;
     (void)p_weight;
-    if (tkhm_p.mode == TKH_PLAN_PARTIALS) {
-        ((float *)(void *)p_out)[at[4] + m * tkhm_p.stride[4][2] + n * tkhm_p.stride[4][1]] = acc;
+    if (partials) {
+        ((float *)(void *)p_out)[off[4]] = acc;
         return;
     }
-    const float c_scale = p_scale ? (float)p_scale[at[2] + m * tkhm_p.stride[2][2] + n * tkhm_p.stride[2][1]] : (float)(1);
-    const float c_residual = p_residual ? (float)p_residual[at[3] + m * tkhm_p.stride[3][2] + n * tkhm_p.stride[3][1]] : (float)(0);
-    p_out[at[4] + m * tkhm_p.stride[4][2] + n * tkhm_p.stride[4][1]] = (float)tkh_oracle_scaled_residual_f32((float)acc, c_scale, c_residual);
+    const float c_scale = p_scale ? (float)p_scale[off[2]] : (float)(1);
+    const float c_residual = p_residual ? (float)p_residual[off[3]] : (float)(0);
+    p_out[off[4]] = (float)tkh_oracle_scaled_residual_f32((float)acc, c_scale, c_residual);
+}
+
+/* Output (m, n) of the tile whose arrays start at 'at', stored as the plan's mode says. */
+static __device__ __forceinline__ void tkhk_scaled_residual_f32_finish(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan &tkhm_p,
+    const int64_t *at, int64_t m, int64_t n, float acc)
+{
+    int64_t off[5];
+#pragma unroll
+    for (int x = 0; x < 5; ++x)
+        off[x] = at[x] + m * tkhm_p.stride[x][2] + n * tkhm_p.stride[x][1];
+    if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+        tkhk_scaled_residual_f32_store<true>(p_x, p_weight, p_scale, p_residual, p_out, off, acc);
+    else
+        tkhk_scaled_residual_f32_store<false>(p_x, p_weight, p_scale, p_residual, p_out, off, acc);
 }
 
 /* Where batch 'batch' (an index over the plan's dimensions 3 on) starts in each array (at). */
