@@ -10,6 +10,9 @@
 @   local Y = float and "double" or "uint64_t"
 @   -- _proj_ay's arithmetic: integers modulo 2^32 where the outputs' congruence is no wider
 @   local W = (float or math.min(k.acc.bits, O.bits) > 32) and Y or "uint32_t"
+@   -- _proj_ay on the double-precision matrix instruction where the target has it: not for f64
+@   -- products, whose own bound is near the checker's (tkh_projection_bound)
+@   local dmma = float and k.acc.bits < 64
 /* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
  * kernels of its own that share no code with the product's: _proj_b sums each row q of b
  * over blocks of TKH_PROJECTION_BLOCK columns by their weights (y$(float and ", and z of |b|" or ", modulo 2^64")),
@@ -60,16 +63,46 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__r
  * a[row, q] y[q, blk]$(float and ", and mag of |a| z" or ""). A block takes a tile of 128 rows by 32
  * column blocks (TKH_PROJECTION_TILE_*, projection.h) through shared memory, KC of k at a time;
  * thread (lane l, warp w) holds rows l + 32 i and blocks 4 w + j (i, j < 4), so that a's
- * reads are one row each lane and the sums' are the same word for the whole warp. */
+ * reads are one row each lane and the sums' are the same word for the whole warp.
+@   if dmma then
+ * On NVIDIA sm_80 and later (TKH_HAS_MMA_SYNC), the same tiles on the double-precision matrix
+ * instruction instead (tkh_mma_1688_f64, twice the rate of double fused multiply-adds on
+ * Hopper): warp w takes rows 32 (w % 4) to 32 (w % 4) + 31 and blocks 16 (w / 4) to
+ * 16 (w / 4) + 15 as 2 x 2 tiles of 16 x 8, a's tile in shared memory row by row and y's and
+ * z's block by block, each row KC + 4 doubles long so that a fragment's 16 lanes of a
+ * half-warp fall in different banks; the checker's bound counts its sums over k as a matrix
+ * instruction's (tkh_projection_bound).
+@   end
+ */
 #define TKHM_PROJ_KC 16
-__global__ void __launch_bounds__(256) $(k.symbol)_proj_ay(const $(a.type.c) *__restrict__ pa_, const tkh_plan p,
+@   if dmma then
+#if defined(TKH_HAS_MMA_SYNC) /* two blocks a multiprocessor, one's loads under the other's products (128 registers) */
+#define TKHM_PROJ_AY_BLOCKS 2
+#else
+#define TKHM_PROJ_AY_BLOCKS 1
+#endif
+@   else
+#define TKHM_PROJ_AY_BLOCKS 1
+@   end
+__global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(const $(a.type.c) *__restrict__ pa_, const tkh_plan p,
     const tkh_projection_args pa, const $(Y) *__restrict__ y, const double *__restrict__ z, $(Y) *__restrict__ rhs,
     double *__restrict__ mag)
 {
+@   if dmma then
+#if defined(TKH_HAS_MMA_SYNC)
+#define TKHM_PROJ_ROW (TKHM_PROJ_KC + 4)
+    __shared__ double s_a[TKH_PROJECTION_TILE_ROWS][TKHM_PROJ_ROW];
+    __shared__ double s_y[TKH_PROJECTION_TILE_BLOCKS][TKHM_PROJ_ROW];
+    __shared__ double s_z[TKH_PROJECTION_TILE_BLOCKS][TKHM_PROJ_ROW];
+#else
+@   end
     __shared__ $(W) s_a[TKHM_PROJ_KC][TKH_PROJECTION_TILE_ROWS + 1]; /* + 1: a's rows written along k go to other banks */
     __shared__ $(W) s_y[TKHM_PROJ_KC][TKH_PROJECTION_TILE_BLOCKS];
 @   if float then
     __shared__ double s_z[TKHM_PROJ_KC][TKH_PROJECTION_TILE_BLOCKS];
+@   end
+@   if dmma then
+#endif
 @   end
     const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], batch = p.count / (n * m);
     const int64_t rtiles = (m + TKH_PROJECTION_TILE_ROWS - 1) / TKH_PROJECTION_TILE_ROWS;
@@ -82,9 +115,77 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_ay(const $(a.type.c) *__
         const int64_t bi = task / pa.chunks / btiles / rtiles;
         const int64_t r0 = rt * TKH_PROJECTION_TILE_ROWS, b0 = bt * TKH_PROJECTION_TILE_BLOCKS;
         const int64_t q0 = c * span, q1 = q0 + span < kk ? q0 + span : kk;
-        const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
         const $(a.type.c) *const ga = pa_ + $(k.symbol)_proj_batch(p, 0, bi);
         const size_t yb = (size_t)(bi * kk) * (size_t)pa.blocks;
+        const size_t out0 = ((size_t)(c * batch + bi) * (size_t)m) * (size_t)pa.blocks;
+@   if dmma then
+#if defined(TKH_HAS_MMA_SYNC)
+        /* a lane's fragments (tkh_mma_1688_f64): rows (blocks) g + 8 r, k 8 h + t + 4 s */
+        const unsigned g = l / 4, t = l % 4, wr = 32 * (w % 4), wb = 16 * (w / 4);
+        const int live = (int)(m - r0 - wr <= 0 ? 0 : m - r0 - wr < 32 ? (m - r0 - wr + 15) / 16 : 2); /* the warp's row tiles */
+        double ry[2][2][4] = {}, rz[2][2][4] = {};
+        for (int64_t qs = q0; qs < q1; qs += TKHM_PROJ_KC) {
+#pragma unroll
+            for (int x = 0; x < TKH_PROJECTION_TILE_ROWS * TKHM_PROJ_KC / 256; ++x) {
+                const unsigned e = tid + 256u * x;
+                const unsigned r = a_along_k ? e / TKHM_PROJ_KC : e % TKH_PROJECTION_TILE_ROWS;
+                const unsigned q = a_along_k ? e % TKHM_PROJ_KC : e / TKH_PROJECTION_TILE_ROWS;
+                const bool in = r0 + r < m && qs + q < q1;
+                s_a[r][q] = in ? $(real(a.type, "ga[(r0 + r) * p.stride[0][2] + (qs + q) * p.stride[0][0]]")) : 0;
+            }
+#pragma unroll
+            for (int x = 0; x < TKH_PROJECTION_TILE_BLOCKS * TKHM_PROJ_KC / 256; ++x) {
+                const unsigned e = tid + 256u * x, q = e / TKH_PROJECTION_TILE_BLOCKS, j = e % TKH_PROJECTION_TILE_BLOCKS;
+                const bool in = b0 + j < pa.blocks && qs + q < q1;
+                const size_t at = yb + (size_t)(qs + q) * (size_t)pa.blocks + (size_t)(b0 + j);
+                s_y[j][q] = in ? y[at] : 0;
+                s_z[j][q] = in ? z[at] : 0;
+            }
+            __syncthreads();
+#pragma unroll
+            for (unsigned h = 0; h < TKHM_PROJ_KC / 8; ++h) {
+                double fy[2][2], fz[2][2];
+#pragma unroll
+                for (unsigned j = 0; j < 2; ++j)
+#pragma unroll
+                    for (unsigned s = 0; s < 2; ++s) {
+                        fy[j][s] = s_y[wb + 8 * j + g][8 * h + t + 4 * s];
+                        fz[j][s] = s_z[wb + 8 * j + g][8 * h + t + 4 * s];
+                    }
+#pragma unroll
+                for (int i = 0; i < 2; ++i)
+                    if (i < live) { /* the same for the warp */
+                        double fa[4], fm[4];
+#pragma unroll
+                        for (unsigned v = 0; v < 4; ++v) {
+                            fa[v] = s_a[wr + 16 * i + g + 8 * (v % 2)][8 * h + t + 4 * (v / 2)];
+                            fm[v] = fabs(fa[v]);
+                        }
+#pragma unroll
+                        for (int j = 0; j < 2; ++j) {
+                            tkh_mma_1688_f64(ry[i][j], fa, fy[j]);
+                            tkh_mma_1688_f64(rz[i][j], fm, fz[j]);
+                        }
+                    }
+            }
+            __syncthreads(); /* before the next stage's writes */
+        }
+        /* accumulator e of tile (i, j): row g (+ 8 for e >= 2), block 2 t + e % 2 */
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int64_t row = r0 + wr + 16 * i + g + 8 * (e / 2), blk = b0 + wb + 8 * j + 2 * t + e % 2;
+                    if (row < m && blk < pa.blocks) {
+                        rhs[out0 + (size_t)row * (size_t)pa.blocks + (size_t)blk] = ry[i][j][e];
+                        mag[out0 + (size_t)row * (size_t)pa.blocks + (size_t)blk] = rz[i][j][e];
+                    }
+                }
+#else
+@   end
+        const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
         $(W) ry[4][4] = {};
 @   if float then
         double rz[4][4] = {};
@@ -139,7 +240,6 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_ay(const $(a.type.c) *__
             }
             __syncthreads(); /* before the next stage's writes */
         }
-        const size_t out0 = ((size_t)(c * batch + bi) * (size_t)m) * (size_t)pa.blocks;
 #pragma unroll
         for (int i = 0; i < 4; ++i)
 #pragma unroll
@@ -152,6 +252,9 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_ay(const $(a.type.c) *__
 @   end
                 }
             }
+@   if dmma then
+#endif
+@   end
     }
 }
 
@@ -272,4 +375,6 @@ extern "C" TKH_HIDDEN int $(k.launch)_project(const void *const *inputs, const v
 }
 
 #undef TKHM_PROJ_KC
+#undef TKHM_PROJ_ROW
+#undef TKHM_PROJ_AY_BLOCKS
 @ end

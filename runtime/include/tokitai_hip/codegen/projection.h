@@ -57,21 +57,25 @@ TKH_HD static inline double tkh_sum_steps(int64_t k, int nearest, double *unit)
  * output's rounding (u_out, tiny_out), summed over the block, in mag (sum over q of
  * |a[i, q]| z[q], z the block's sums of |b|), sabs (the sum of |outputs|) and xabs (of
  * |extra input|); then the checker's own sums in double (y and z: a block's terms; the
- * row's: k and a block's), with room. Negative where the bound is of no use (a special
- * value among the sums, or k past what the accumulator can bound): the block is then
- * recomputed in full. */
+ * row's: k and a block's), with room. Below f64's accumulators the device may sum a's rows on
+ * the double-precision matrix instruction (templates/matmul_projection.hip.tpl), so the k
+ * terms count there as a matrix instruction's 2k + 2 at twice double's unit roundoff, on the
+ * host too (the two paths state one threshold): some 2^-28 of the product's own bound. Negative
+ * where the bound is of no use (a special value among the sums, or k past what the
+ * accumulator can bound): the block is then recomputed in full. */
 TKH_HD static inline double tkh_projection_bound(int64_t k, int nearest, int64_t w, double u_acc, double tiny_acc,
     double u_out, double tiny_out, double lhs, double rhs, double mag, double sabs, double xabs)
 {
     double unit;
     const double steps = tkh_sum_steps(k, nearest, &unit), g = steps * unit * u_acc;
-    const double host = ((double)k + 2 * TKH_PROJECTION_BLOCK + 8) * 0x1p-53;
+    const double sums = u_acc > 0x1p-40 ? 4 * (double)k + 4 : (double)k; /* the checker's over k */
+    const double host = (sums + 2 * TKH_PROJECTION_BLOCK + 8) * 0x1p-53;
     if (!isfinite(lhs) || !isfinite(rhs) || !isfinite(mag) || g >= 0.5 || host >= 0x1p-10)
         return -1;
     const double mag_up = mag * (1 + 2 * host);
     return g / (1 - g) * mag_up + (double)w * steps * tiny_acc + sabs * (u_out + 2 * u_acc) * 1.01
         + (double)w * tiny_out + host * 1.01 * (mag_up + sabs + xabs)
-        + ((double)k + 2 * TKH_PROJECTION_BLOCK) * 0x1p-1074;
+        + (sums + 2 * TKH_PROJECTION_BLOCK) * 0x1p-1074;
 }
 
 /* What the device's check of one call is given (by value) besides the tensors and plan. */

@@ -446,9 +446,11 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__res
  * a[row, q] y[q, blk]. A block takes a tile of 128 rows by 32
  * column blocks (TKH_PROJECTION_TILE_*, projection.h) through shared memory, KC of k at a time;
  * thread (lane l, warp w) holds rows l + 32 i and blocks 4 w + j (i, j < 4), so that a's
- * reads are one row each lane and the sums' are the same word for the whole warp. */
+ * reads are one row each lane and the sums' are the same word for the whole warp.
+ */
 #define TKHM_PROJ_KC 16
-__global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_ay(const int8_t *__restrict__ pa_, const tkh_plan p,
+#define TKHM_PROJ_AY_BLOCKS 1
+__global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_ay(const int8_t *__restrict__ pa_, const tkh_plan p,
     const tkh_projection_args pa, const uint64_t *__restrict__ y, const double *__restrict__ z, uint64_t *__restrict__ rhs,
     double *__restrict__ mag)
 {
@@ -465,9 +467,10 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_ay(const int8_t *__re
         const int64_t bi = task / pa.chunks / btiles / rtiles;
         const int64_t r0 = rt * TKH_PROJECTION_TILE_ROWS, b0 = bt * TKH_PROJECTION_TILE_BLOCKS;
         const int64_t q0 = c * span, q1 = q0 + span < kk ? q0 + span : kk;
-        const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
         const int8_t *const ga = pa_ + tkhk_matmul_i8_proj_batch(p, 0, bi);
         const size_t yb = (size_t)(bi * kk) * (size_t)pa.blocks;
+        const size_t out0 = ((size_t)(c * batch + bi) * (size_t)m) * (size_t)pa.blocks;
+        const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
         uint32_t ry[4][4] = {};
         for (int64_t qs = q0; qs < q1; qs += TKHM_PROJ_KC) {
 #pragma unroll
@@ -505,7 +508,6 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_ay(const int8_t *__re
             }
             __syncthreads(); /* before the next stage's writes */
         }
-        const size_t out0 = ((size_t)(c * batch + bi) * (size_t)m) * (size_t)pa.blocks;
 #pragma unroll
         for (int i = 0; i < 4; ++i)
 #pragma unroll
@@ -594,6 +596,8 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *input
 }
 
 #undef TKHM_PROJ_KC
+#undef TKHM_PROJ_ROW
+#undef TKHM_PROJ_AY_BLOCKS
 #if !defined(TKH_PLATFORM_NVIDIA)
 /* Tiles of 128 x 128 outputs a block of 4 waves (AMD gfx90a), each wave 64 x 64 of them as 4 x 4
  * MFMA instructions of 16 x 16 (tokitai_hip/codegen/matrix_core.h: the tiles, the lanes' places);
