@@ -13,6 +13,9 @@
 @   -- _proj_ay on the double-precision matrix instruction where the target has it: not for f64
 @   -- products, whose own bound is near the checker's (tkh_projection_bound)
 @   local dmma = float and k.acc.bits < 64
+@   -- and of 8-bit integers on the 8-bit one, exactly: y modulo 2^32 in bytes, the s32 sums wrapping
+@   local imma = not float and a.type.bits == 8 and W == "uint32_t"
+@   local mi = dmma or imma
 /* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
  * kernels of its own that share no code with the product's: _proj_b sums each row q of b
  * over blocks of TKH_PROJECTION_BLOCK columns by their weights (y$(float and ", and z of |b|" or ", modulo 2^64")),
@@ -72,10 +75,17 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__r
  * z's block by block, each row KC + 4 doubles long so that a fragment's 16 lanes of a
  * half-warp fall in different banks; the checker's bound counts its sums over k as a matrix
  * instruction's (tkh_projection_bound).
+@   elseif imma then
+ * On NVIDIA sm_80 and later (TKH_HAS_MMA_SYNC), the same tiles on the 8-bit matrix instruction
+ * instead (m16n8k32, s32 sums wrapping modulo 2^32, the congruence the check works in): y's
+ * words as four planes of bytes, a's rows against each (warp w: rows 32 (w % 4) to
+ * 32 (w % 4) + 31, blocks 16 (w / 4) to 16 (w / 4) + 15 as 2 x 2 tiles of 16 x 8), the four
+ * sums shifted into place; exact, as the loop of multiply-adds is. KB bytes of k a stage, each
+ * row of the tiles KB / 4 + 4 words long so that a fragment's 32 lanes fall in 32 banks.
 @   end
  */
 #define TKHM_PROJ_KC 16
-@   if dmma then
+@   if mi then
 #if defined(TKH_HAS_MMA_SYNC) /* two blocks a multiprocessor, one's loads under the other's products (128 registers) */
 #define TKHM_PROJ_AY_BLOCKS 2
 #else
@@ -95,13 +105,20 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(
     __shared__ double s_y[TKH_PROJECTION_TILE_BLOCKS][TKHM_PROJ_ROW];
     __shared__ double s_z[TKH_PROJECTION_TILE_BLOCKS][TKHM_PROJ_ROW];
 #else
+@   elseif imma then
+#if defined(TKH_HAS_MMA_SYNC)
+#define TKHM_PROJ_KB 64
+#define TKHM_PROJ_ROW (TKHM_PROJ_KB / 4 + 4)
+    __shared__ uint32_t s_a[TKH_PROJECTION_TILE_ROWS][TKHM_PROJ_ROW];
+    __shared__ uint32_t s_y[4][TKH_PROJECTION_TILE_BLOCKS][TKHM_PROJ_ROW]; /* byte b of each word of y */
+#else
 @   end
     __shared__ $(W) s_a[TKHM_PROJ_KC][TKH_PROJECTION_TILE_ROWS + 1]; /* + 1: a's rows written along k go to other banks */
     __shared__ $(W) s_y[TKHM_PROJ_KC][TKH_PROJECTION_TILE_BLOCKS];
 @   if float then
     __shared__ double s_z[TKHM_PROJ_KC][TKH_PROJECTION_TILE_BLOCKS];
 @   end
-@   if dmma then
+@   if mi then
 #endif
 @   end
     const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], batch = p.count / (n * m);
@@ -184,6 +201,71 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(
                     }
                 }
 #else
+@   elseif imma then
+#if defined(TKH_HAS_MMA_SYNC)
+        /* a lane's fragments (m16n8k32): rows (blocks) g + 8 r, bytes of k 32 h + 4 t + 16 s to + 3 */
+        const unsigned g = l / 4, t = l % 4, wr = 32 * (w % 4), wb = 16 * (w / 4);
+        const int live = (int)(m - r0 - wr <= 0 ? 0 : m - r0 - wr < 32 ? (m - r0 - wr + 15) / 16 : 2); /* the warp's row tiles */
+        int ry[2][2][4][4] = {}; /* tile (i, j), byte plane of y, accumulator */
+        for (int64_t qs = q0; qs < q1; qs += TKHM_PROJ_KB) {
+#pragma unroll 8
+            for (int x = 0; x < TKH_PROJECTION_TILE_ROWS * TKHM_PROJ_KB / 256; ++x) {
+                const unsigned e = tid + 256u * x;
+                const unsigned r = a_along_k ? e / TKHM_PROJ_KB : e % TKH_PROJECTION_TILE_ROWS;
+                const unsigned q = a_along_k ? e % TKHM_PROJ_KB : e / TKH_PROJECTION_TILE_ROWS;
+                const bool in = r0 + r < m && qs + q < q1;
+                ((unsigned char *)s_a[r])[q] = in ? (unsigned char)ga[(r0 + r) * p.stride[0][2] + (qs + q) * p.stride[0][0]] : 0;
+            }
+#pragma unroll
+            for (int x = 0; x < TKH_PROJECTION_TILE_BLOCKS * TKHM_PROJ_KB / 256; ++x) {
+                const unsigned e = tid + 256u * x, q = e / TKH_PROJECTION_TILE_BLOCKS, j = e % TKH_PROJECTION_TILE_BLOCKS;
+                const bool in = b0 + j < pa.blocks && qs + q < q1;
+                const uint32_t v = in ? (uint32_t)y[yb + (size_t)(qs + q) * (size_t)pa.blocks + (size_t)(b0 + j)] : 0;
+#pragma unroll
+                for (int pl = 0; pl < 4; ++pl)
+                    ((unsigned char *)s_y[pl][j])[q] = (unsigned char)(v >> 8 * pl);
+            }
+            __syncthreads();
+#pragma unroll
+            for (unsigned h = 0; h < TKHM_PROJ_KB / 32; ++h) {
+                uint32_t fy[4][2][2];
+#pragma unroll
+                for (int pl = 0; pl < 4; ++pl)
+#pragma unroll
+                    for (unsigned j = 0; j < 2; ++j)
+#pragma unroll
+                        for (unsigned s = 0; s < 2; ++s)
+                            fy[pl][j][s] = s_y[pl][wb + 8 * j + g][8 * h + t + 4 * s];
+#pragma unroll
+                for (int i = 0; i < 2; ++i)
+                    if (i < live) { /* the same for the warp */
+                        uint32_t fa[4];
+#pragma unroll
+                        for (unsigned v = 0; v < 4; ++v)
+                            fa[v] = s_a[wr + 16 * i + g + 8 * (v % 2)][8 * h + t + 4 * (v / 2)];
+#pragma unroll
+                        for (int j = 0; j < 2; ++j)
+#pragma unroll
+                            for (int pl = 0; pl < 4; ++pl)
+                                tkh_mma_16832_x8u8<$(a.type.family == "signed" and "true" or "false")>(ry[i][j][pl], fa, fy[pl][j]);
+                    }
+            }
+            __syncthreads(); /* before the next stage's writes */
+        }
+        /* accumulator e of tile (i, j): row g (+ 8 for e >= 2), block 2 t + e % 2; y's bytes shifted into place */
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int64_t row = r0 + wr + 16 * i + g + 8 * (e / 2), blk = b0 + wb + 8 * j + 2 * t + e % 2;
+                    const uint32_t sum = (uint32_t)ry[i][j][0][e] + ((uint32_t)ry[i][j][1][e] << 8)
+                        + ((uint32_t)ry[i][j][2][e] << 16) + ((uint32_t)ry[i][j][3][e] << 24);
+                    if (row < m && blk < pa.blocks)
+                        rhs[out0 + (size_t)row * (size_t)pa.blocks + (size_t)blk] = sum;
+                }
+#else
 @   end
         const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
         $(W) ry[4][4] = {};
@@ -252,7 +334,7 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(
 @   end
                 }
             }
-@   if dmma then
+@   if mi then
 #endif
 @   end
     }
@@ -376,5 +458,6 @@ extern "C" TKH_HIDDEN int $(k.launch)_project(const void *const *inputs, const v
 
 #undef TKHM_PROJ_KC
 #undef TKHM_PROJ_ROW
+#undef TKHM_PROJ_KB
 #undef TKHM_PROJ_AY_BLOCKS
 @ end

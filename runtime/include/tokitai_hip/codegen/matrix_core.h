@@ -92,6 +92,24 @@ static __device__ __forceinline__ void tkh_mma_16832_s8(int d[4], const uint32_t
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+/* d += a (16 x 32, row) * b (32 x 8, col), a s8 (u8 where !a_signed), b u8, s32 accumulators
+ * wrapping modulo 2^32: lane l (g = l / 4, t = l % 4) holds in a[i] A[g + 8 (i % 2)][4 t +
+ * 16 (i / 2) + e] as byte e, in b[i] B[4 t + 16 i + e][g], and d[i] = D[g + 8 (i / 2)][2 t + i % 2]. */
+template <bool a_signed> static __device__ __forceinline__ void tkh_mma_16832_x8u8(int d[4], const uint32_t a[4],
+    const uint32_t b[2])
+{
+    if (a_signed)
+        asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};\n"
+            : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else
+        asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};\n"
+            : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 /* d += a (16 x 8, row) * b (8 x 8, col) in f64: lane l (g = l / 4, t = l % 4) holds a[i] =
  * A[g + 8 (i % 2)][t + 4 (i / 2)], b[i] = B[t + 4 i][g] and d[i] = D[g + 8 (i / 2)][2 t + i % 2].
  * sm_90 has the shape as one instruction (PTX ISA 7.8); sm_80 as 4 of m8n8k4 (lane l: A[g][t],

@@ -447,15 +447,32 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__res
  * column blocks (TKH_PROJECTION_TILE_*, projection.h) through shared memory, KC of k at a time;
  * thread (lane l, warp w) holds rows l + 32 i and blocks 4 w + j (i, j < 4), so that a's
  * reads are one row each lane and the sums' are the same word for the whole warp.
+ * On NVIDIA sm_80 and later (TKH_HAS_MMA_SYNC), the same tiles on the 8-bit matrix instruction
+ * instead (m16n8k32, s32 sums wrapping modulo 2^32, the congruence the check works in): y's
+ * words as four planes of bytes, a's rows against each (warp w: rows 32 (w % 4) to
+ * 32 (w % 4) + 31, blocks 16 (w / 4) to 16 (w / 4) + 15 as 2 x 2 tiles of 16 x 8), the four
+ * sums shifted into place; exact, as the loop of multiply-adds is. KB bytes of k a stage, each
+ * row of the tiles KB / 4 + 4 words long so that a fragment's 32 lanes fall in 32 banks.
  */
 #define TKHM_PROJ_KC 16
+#if defined(TKH_HAS_MMA_SYNC) /* two blocks a multiprocessor, one's loads under the other's products (128 registers) */
+#define TKHM_PROJ_AY_BLOCKS 2
+#else
 #define TKHM_PROJ_AY_BLOCKS 1
+#endif
 __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_ay(const int8_t *__restrict__ pa_, const tkh_plan p,
     const tkh_projection_args pa, const uint64_t *__restrict__ y, const double *__restrict__ z, uint64_t *__restrict__ rhs,
     double *__restrict__ mag)
 {
+#if defined(TKH_HAS_MMA_SYNC)
+#define TKHM_PROJ_KB 64
+#define TKHM_PROJ_ROW (TKHM_PROJ_KB / 4 + 4)
+    __shared__ uint32_t s_a[TKH_PROJECTION_TILE_ROWS][TKHM_PROJ_ROW];
+    __shared__ uint32_t s_y[4][TKH_PROJECTION_TILE_BLOCKS][TKHM_PROJ_ROW]; /* byte b of each word of y */
+#else
     __shared__ uint32_t s_a[TKHM_PROJ_KC][TKH_PROJECTION_TILE_ROWS + 1]; /* + 1: a's rows written along k go to other banks */
     __shared__ uint32_t s_y[TKHM_PROJ_KC][TKH_PROJECTION_TILE_BLOCKS];
+#endif
     const int64_t kk = p.size[0], n = p.size[1], m = p.size[2], batch = p.count / (n * m);
     const int64_t rtiles = (m + TKH_PROJECTION_TILE_ROWS - 1) / TKH_PROJECTION_TILE_ROWS;
     const int64_t btiles = (pa.blocks + TKH_PROJECTION_TILE_BLOCKS - 1) / TKH_PROJECTION_TILE_BLOCKS;
@@ -470,6 +487,70 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_
         const int8_t *const ga = pa_ + tkhk_matmul_i8_proj_batch(p, 0, bi);
         const size_t yb = (size_t)(bi * kk) * (size_t)pa.blocks;
         const size_t out0 = ((size_t)(c * batch + bi) * (size_t)m) * (size_t)pa.blocks;
+#if defined(TKH_HAS_MMA_SYNC)
+        /* a lane's fragments (m16n8k32): rows (blocks) g + 8 r, bytes of k 32 h + 4 t + 16 s to + 3 */
+        const unsigned g = l / 4, t = l % 4, wr = 32 * (w % 4), wb = 16 * (w / 4);
+        const int live = (int)(m - r0 - wr <= 0 ? 0 : m - r0 - wr < 32 ? (m - r0 - wr + 15) / 16 : 2); /* the warp's row tiles */
+        int ry[2][2][4][4] = {}; /* tile (i, j), byte plane of y, accumulator */
+        for (int64_t qs = q0; qs < q1; qs += TKHM_PROJ_KB) {
+#pragma unroll 8
+            for (int x = 0; x < TKH_PROJECTION_TILE_ROWS * TKHM_PROJ_KB / 256; ++x) {
+                const unsigned e = tid + 256u * x;
+                const unsigned r = a_along_k ? e / TKHM_PROJ_KB : e % TKH_PROJECTION_TILE_ROWS;
+                const unsigned q = a_along_k ? e % TKHM_PROJ_KB : e / TKH_PROJECTION_TILE_ROWS;
+                const bool in = r0 + r < m && qs + q < q1;
+                ((unsigned char *)s_a[r])[q] = in ? (unsigned char)ga[(r0 + r) * p.stride[0][2] + (qs + q) * p.stride[0][0]] : 0;
+            }
+#pragma unroll
+            for (int x = 0; x < TKH_PROJECTION_TILE_BLOCKS * TKHM_PROJ_KB / 256; ++x) {
+                const unsigned e = tid + 256u * x, q = e / TKH_PROJECTION_TILE_BLOCKS, j = e % TKH_PROJECTION_TILE_BLOCKS;
+                const bool in = b0 + j < pa.blocks && qs + q < q1;
+                const uint32_t v = in ? (uint32_t)y[yb + (size_t)(qs + q) * (size_t)pa.blocks + (size_t)(b0 + j)] : 0;
+#pragma unroll
+                for (int pl = 0; pl < 4; ++pl)
+                    ((unsigned char *)s_y[pl][j])[q] = (unsigned char)(v >> 8 * pl);
+            }
+            __syncthreads();
+#pragma unroll
+            for (unsigned h = 0; h < TKHM_PROJ_KB / 32; ++h) {
+                uint32_t fy[4][2][2];
+#pragma unroll
+                for (int pl = 0; pl < 4; ++pl)
+#pragma unroll
+                    for (unsigned j = 0; j < 2; ++j)
+#pragma unroll
+                        for (unsigned s = 0; s < 2; ++s)
+                            fy[pl][j][s] = s_y[pl][wb + 8 * j + g][8 * h + t + 4 * s];
+#pragma unroll
+                for (int i = 0; i < 2; ++i)
+                    if (i < live) { /* the same for the warp */
+                        uint32_t fa[4];
+#pragma unroll
+                        for (unsigned v = 0; v < 4; ++v)
+                            fa[v] = s_a[wr + 16 * i + g + 8 * (v % 2)][8 * h + t + 4 * (v / 2)];
+#pragma unroll
+                        for (int j = 0; j < 2; ++j)
+#pragma unroll
+                            for (int pl = 0; pl < 4; ++pl)
+                                tkh_mma_16832_x8u8<true>(ry[i][j][pl], fa, fy[pl][j]);
+                    }
+            }
+            __syncthreads(); /* before the next stage's writes */
+        }
+        /* accumulator e of tile (i, j): row g (+ 8 for e >= 2), block 2 t + e % 2; y's bytes shifted into place */
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int64_t row = r0 + wr + 16 * i + g + 8 * (e / 2), blk = b0 + wb + 8 * j + 2 * t + e % 2;
+                    const uint32_t sum = (uint32_t)ry[i][j][0][e] + ((uint32_t)ry[i][j][1][e] << 8)
+                        + ((uint32_t)ry[i][j][2][e] << 16) + ((uint32_t)ry[i][j][3][e] << 24);
+                    if (row < m && blk < pa.blocks)
+                        rhs[out0 + (size_t)row * (size_t)pa.blocks + (size_t)blk] = sum;
+                }
+#else
         const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
         uint32_t ry[4][4] = {};
         for (int64_t qs = q0; qs < q1; qs += TKHM_PROJ_KC) {
@@ -517,6 +598,7 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_
                     rhs[out0 + (size_t)row * (size_t)pa.blocks + (size_t)blk] = ry[i][j];
                 }
             }
+#endif
     }
 }
 
@@ -597,6 +679,7 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *input
 
 #undef TKHM_PROJ_KC
 #undef TKHM_PROJ_ROW
+#undef TKHM_PROJ_KB
 #undef TKHM_PROJ_AY_BLOCKS
 #if !defined(TKH_PLATFORM_NVIDIA)
 /* Tiles of 128 x 128 outputs a block of 4 waves (AMD gfx90a), each wave 64 x 64 of them as 4 x 4
