@@ -15,25 +15,32 @@
 
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
 @ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma
-/* The output whose element in each array is at 'off': the epilogue of its sum, stored; with
- * 'partials' (TKH_PLAN_PARTIALS) the sum itself, in the accumulator's type (p_out is then the
- * launcher's partials). */
-template <bool partials>
-static __device__ __forceinline__ void $(k.symbol)_store($(table.concat(params, ", ")), const int64_t *off, $(R) acc)
+/* The value stored for the output whose element in each array is at 'off': the epilogue of its
+ * sum, in the output's type. */
+static __device__ __forceinline__ $(O.c) $(k.symbol)_value($(table.concat(params, ", ")), const int64_t *off, $(R) acc)
 {
     (void)p_$(a.name);
     (void)p_$(b.name);
-    if (partials) {
-        (($(R) *)(void *)p_out)[off[$(out_index)]] = acc;
-        return;
-    }
+    (void)p_out;
 @ local call = { "(" .. k.acc.compute .. ")acc" }
 @ for _, c in ipairs(k.extras) do
     const $(k.acc.compute) c_$(c.name) = p_$(c.name) ? ($(k.acc.compute))$(load(c.type, "p_" .. c.name .. "[off[" .. c.index .. "]]")) : ($(k.acc.compute))($(c.default or "0"));
 @   call[#call + 1] = "c_" .. c.name
 @ end
 @ for _, s in ipairs(k.scalars) do call[#call + 1] = "p_" .. s.name end
-    p_out[off[$(out_index)]] = $(store(O, "(" .. O.compute .. ")" .. k.oracle .. "(" .. table.concat(call, ", ") .. ")"));
+    return $(store(O, "(" .. O.compute .. ")" .. k.oracle .. "(" .. table.concat(call, ", ") .. ")"));
+}
+
+/* The output whose element in each array is at 'off', stored: its value, or with 'partials'
+ * (TKH_PLAN_PARTIALS) its sum itself, in the accumulator's type (p_out is then the launcher's
+ * partials). */
+template <bool partials>
+static __device__ __forceinline__ void $(k.symbol)_store($(table.concat(params, ", ")), const int64_t *off, $(R) acc)
+{
+    if (partials)
+        (($(R) *)(void *)p_out)[off[$(out_index)]] = acc;
+    else
+        p_out[off[$(out_index)]] = $(k.symbol)_value($(pass), off, acc);
 }
 
 /* Output (m, n) of the tile whose arrays start at 'at', stored as the plan's mode says. */

@@ -107,6 +107,52 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
             row[0][x] = at[x] + m * tkhm_p.stride[x][2] + n * s_n[x];
             row[1][x] = row[0][x] + 8 * tkhm_p.stride[x][2]; /* tkh_wg_acc_dm's other row */
         }
+        /* the outputs through shared memory where the output has a map (2-byte elements): each
+         * consumer warpgroup writes its 64 rows by 128 columns at a time in pairs of columns, then
+         * one thread stores them by the accelerator, two boxes of 64 x 64, which leave out what
+         * lies past m or n */
+        auto rounds = [&](int64_t tile) {
+            const unsigned buffer = s_addr + T::stages * T::stage + wg * (T::out_bytes / 2);
+            unsigned char *const out_s = tkhm_s + (buffer - s_addr);
+            int32_t c[5];
+            tkh_wg_coords(&tkhm_p, &tkhm_maps.g[2], tile / plane, c);
+            const unsigned r0 = tkh_wg_acc_row(ct, 0) - 64 * wg, c0 = tkh_wg_acc_col(ct, 0);
+#pragma unroll
+            for (int h = 0; h < T::bn / T::round; ++h) {
+                if (ct % 128 == 0)
+                    tkh_bulk_wait_read(); /* the last round's stores have read the buffer */
+                tkh_warpgroup_sync(1 + wg);
+#pragma unroll
+                for (int q = 0; q < T::accs / 4; ++q) { /* constant bounds: acc stays in registers */
+                    const int v = h * T::accs / 2 + 2 * q;
+                    const unsigned dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v); /* v + 1: column dn + 1 */
+                    $(O.c) pair[2];
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        int64_t off[$(#k.inputs + 1)];
+#pragma unroll
+                        for (int x = 0; x < $(#k.inputs + 1); ++x)
+                            off[x] = row[dm / 8][x] + (dn + e) * s_n[x];
+                        pair[e] = m + dm < tkhm_m && n + dn + e < tkhm_n ? $(k.symbol)_value($(pass), off, ($(R))acc[v + e])
+                                                                       : ($(O.c))0;
+                    }
+                    uint32_t word;
+                    TKH_BITCOPY(&word, pair, 4);
+                    *(uint32_t *)(out_s + tkh_wg_out_place(r0 + dm, c0 + dn - h * T::round)) = word;
+                }
+                tkh_fence_proxy_async(); /* the writes visible to the stores' reads */
+                tkh_warpgroup_sync(1 + wg);
+                if (ct % 128 == 0) {
+#pragma unroll
+                    for (int i = 0; i < T::round / 64; ++i) {
+                        c[0] = (int32_t)(n0 + h * T::round + 64 * i);
+                        c[1] = (int32_t)(m0 + 64 * wg);
+                        tkh_tma_store(&tkhm_maps.map[2], buffer + i * T::box, c, tkhm_maps.g[2].rank);
+                    }
+                    tkh_bulk_commit();
+                }
+            }
+        };
         auto epilogue = [&](auto partials) {
 #pragma unroll
             for (int v = 0; v < T::accs; ++v) {
@@ -120,11 +166,15 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
                 }
             }
         };
-        if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+        if (sizeof($(O.c)) == 2 && tkhm_maps.store) /* the launcher makes no output map for other sizes */
+            rounds(tile);
+        else if (tkhm_p.mode == TKH_PLAN_PARTIALS)
             epilogue(tkh_bool<true>());
         else
             epilogue(tkh_bool<false>());
     }
+    if (ct % 128 == 0)
+        tkh_bulk_wait(); /* this warpgroup's last stores done before its shared memory goes */
 #endif
 }
 
@@ -163,7 +213,7 @@ static int $(k.symbol)_wgmma_launch(int a_kmajor, int b_kmajor, int sms, unsigne
         $(k.symbol)_wgmma<false, false>, $(k.symbol)_wgmma<false, true>, $(k.symbol)_wgmma<true, false>,
         $(k.symbol)_wgmma<true, true> };
     void (*const kernel)($(table.concat(params, ", ")), const tkh_plan, const tkh_wg_maps) = kernels[2 * a_kmajor + b_kmajor];
-    const size_t bytes = (size_t)T::stages * T::stage + 1024;
+    const size_t bytes = (size_t)T::stages * T::stage + T::out_bytes + 1024;
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
         return (int)e;

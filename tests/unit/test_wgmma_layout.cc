@@ -136,6 +136,61 @@ static std::vector<int64_t> block_of(const tkh_plan &q, const std::vector<int16_
     return acc;
 }
 
+/* The consumers' epilogue through the accelerator's stores, for the block at (m0, n0) of batch
+ * 'batch' of q whose accumulators are acc: each warpgroup's rounds of 64 rows by 128 columns
+ * written in pairs of columns where tkh_wg_out_place says, then stored as two boxes of 64 x 64 at
+ * the coordinates the kernel gives, the store emulated from its documented semantics (the box read
+ * densely from shared memory under the 128-byte swizzle, written where it lies inside the
+ * tensor, left out past its extents) into gout (2-byte elements at the output's strides). */
+static void store_block(const tkh_plan &q, const std::vector<int64_t> &acc, int64_t batch, int64_t m0, int64_t n0,
+    std::vector<int16_t> &gout)
+{
+    tkh_wg_geometry g;
+    assert_true(tkh_wg_out_geometry(&q, 2, &g));
+    for (unsigned wg = 0; wg < 2; ++wg)
+        for (unsigned h = 0; h < T::bn / T::round; ++h) {
+            std::vector<unsigned char> smem(T::out_bytes / 2, 0x77);
+            std::vector<int> slots(T::out_bytes / 2, 0);
+            for (unsigned ct = 128 * wg; ct < 128 * wg + 128; ++ct) {
+                const unsigned r0 = tkh_wg_acc_row(ct, 0) - 64 * wg, c0 = tkh_wg_acc_col(ct, 0);
+                for (unsigned x = 0; x < T::accs / 4; ++x) {
+                    const unsigned v = h * T::accs / 2 + 2 * x, dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v);
+                    const unsigned place = tkh_wg_out_place(r0 + dm, c0 + dn - h * T::round);
+                    assert_true(place % 4 == 0 && place + 4 <= smem.size());
+                    for (unsigned e = 0; e < 2; ++e) {
+                        const int16_t value = (int16_t)acc[ct * T::accs + v + e];
+                        memcpy(&smem[place + 2 * e], &value, 2);
+                        ++slots[place + 2 * e], ++slots[place + 2 * e + 1];
+                    }
+                }
+            }
+            for (int n : slots)
+                assert_int_equal(n, 1); /* each byte of the round's buffer written once */
+            int32_t c[5];
+            tkh_wg_coords(&q, &g, batch, c);
+            for (unsigned i = 0; i < T::round / 64; ++i) {
+                c[0] = (int32_t)(n0 + h * T::round + 64 * i);
+                c[1] = (int32_t)(m0 + 64 * wg);
+                for (uint32_t i1 = 0; i1 < g.box[1]; ++i1)
+                    for (uint32_t i0 = 0; i0 < g.box[0]; ++i0) {
+                        int64_t at = 0;
+                        bool inside = true;
+                        for (int d = 0; d < g.rank; ++d) {
+                            const int64_t x = (int64_t)c[d] + (d == 0 ? i0 : d == 1 ? i1 : 0);
+                            inside = inside && x >= 0 && x < (int64_t)g.size[d];
+                            at += d == 0 ? x * 2 : x * (int64_t)g.stride[d - 1];
+                        }
+                        unsigned o = (i1 * g.box[0] + i0) * 2;
+                        o ^= (o >> 7 & 7) << 4;
+                        if (inside) {
+                            assert_true(at / 2 < (int64_t)gout.size());
+                            memcpy(&gout[at / 2], &smem[i * T::box + o], 2);
+                        }
+                    }
+            }
+        }
+}
+
 /* The plan of one product of p as the launcher sees it: k, n, m. */
 static tkh_plan plan_of(const product &p)
 {
@@ -199,7 +254,8 @@ static void batches_and_slices(void **state)
         p.stride[0][0] = ak ? 1 : a_row, p.stride[0][2] = ak ? a_row : 1;
         p.stride[0][3] = (ak ? m : k) * a_row, p.stride[0][4] = B * p.stride[0][3];
         p.stride[1][0] = bk ? 1 : n, p.stride[1][1] = bk ? k : 1, p.stride[1][3] = 0, p.stride[1][4] = n * k;
-        p.stride[2][1] = 1, p.stride[2][2] = n, p.stride[2][3] = m * n, p.stride[2][4] = B * m * n;
+        const int64_t o_row = n + 8; /* the output's rows padded: what lies past n must stay as it was */
+        p.stride[2][1] = 1, p.stride[2][2] = o_row, p.stride[2][3] = m * o_row, p.stride[2][4] = B * m * o_row;
         std::vector<int16_t> ga(C * p.stride[0][4]), gb(C * n * k);
         uint64_t s = 0x9E3779B97F4A7C15u * (layout + 1);
         for (int16_t &x : ga)
@@ -213,10 +269,13 @@ static void batches_and_slices(void **state)
                 assert_true(tkh_plan_slices(&p, 3, 2, &q));
             }
             const int64_t batches = q.count / (m * n);
+            std::vector<int16_t> gout(C * B * m * o_row, 0x7777);
             for (int64_t b = 0; b < batches; ++b)
                 for (int64_t m0 = 0; m0 < m; m0 += T::bm)
                     for (int64_t n0 = 0; n0 < n; n0 += T::bn) {
                         const std::vector<int64_t> acc = block_of(q, ga, gb, ak, bk, b, m0, n0);
+                        if (split == 1)
+                            store_block(q, acc, b, m0, n0, gout);
                         int64_t at[2] = { 0, 0 }, rest = b;
                         for (int d = 3; d < q.ndim; ++d) {
                             at[0] += rest % q.size[d] * q.stride[0][d];
@@ -232,19 +291,26 @@ static void batches_and_slices(void **state)
                                 for (int64_t x = 0; x < q.size[0]; ++x)
                                     want += (int64_t)ga[at[0] + i * q.stride[0][2] + x * q.stride[0][0]]
                                         * gb[at[1] + j * q.stride[1][1] + x * q.stride[1][0]];
-                                if (acc[tid * T::accs + v] != want)
-                                    fail_msg("a %s, b %s, %d slices: batch %lld output (%lld, %lld) %lld, expected %lld",
-                                        ak ? "K-major" : "MN-major", bk ? "K-major" : "MN-major", split, (long long)b,
-                                        (long long)i, (long long)j, (long long)acc[tid * T::accs + v], (long long)want);
+                                const int64_t stored = split == 1 ? gout[b * m * o_row + i * o_row + j] : want;
+                                if (acc[tid * T::accs + v] != want || stored != want)
+                                    fail_msg("a %s, b %s, %d slices: batch %lld output (%lld, %lld) %lld (stored %lld), "
+                                        "expected %lld", ak ? "K-major" : "MN-major", bk ? "K-major" : "MN-major", split,
+                                        (long long)b, (long long)i, (long long)j, (long long)acc[tid * T::accs + v],
+                                        (long long)stored, (long long)want);
                             }
                     }
+            for (int64_t b = 0; split == 1 && b < batches; ++b) /* the rows' padding: left as it was */
+                for (int64_t i = 0; i < m; ++i)
+                    for (int64_t j = n; j < o_row; ++j)
+                        assert_int_equal(gout[b * m * o_row + i * o_row + j], 0x7777);
         }
     }
 }
 
 /* Where the accelerator cannot copy an operand, the geometry says so (the launcher then takes the
  * mma.sync kernel): a negative or zero matrix stride, a negative batch stride, four batch
- * dimensions in which it moves, a row not a whole number of 16 bytes. */
+ * dimensions in which it moves, a row not a whole number of 16 bytes; likewise for the output
+ * (stored one element at a time then). */
 static void geometry_refusals(void **state)
 {
     (void)state;
@@ -272,6 +338,15 @@ static void geometry_refusals(void **state)
     assert_int_equal(g.rank, 5);
     q.stride[0][4] = -8192;
     assert_false(tkh_wg_geometry_of(&q, 0, true, &g));
+    /* the output: by the accelerator where n is contiguous, never the partials of a split */
+    q = plan_of(p);
+    assert_true(tkh_wg_out_geometry(&q, 2, &g));
+    assert_int_equal(g.stride[0], 128);
+    q.mode = TKH_PLAN_PARTIALS;
+    assert_false(tkh_wg_out_geometry(&q, 2, &g));
+    q = plan_of(p);
+    q.stride[2][1] = 64, q.stride[2][2] = 1; /* a transposed output */
+    assert_false(tkh_wg_out_geometry(&q, 2, &g));
 }
 
 /* The descriptors' fields as the kernel sets them, against the layouts' documented strides. */

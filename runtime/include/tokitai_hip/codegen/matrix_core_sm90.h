@@ -34,7 +34,9 @@ struct tkh_wg_tile {
         stage = a_bytes + b_bytes,
         accs = 128, /* a consumer thread's f32 accumulators: 64 x 256 over 128 threads */
         threads = 384,
-        box = 64 * bk * 2 /* an MN-major operand's box of 64 rows */
+        box = 64 * bk * 2, /* an MN-major operand's box of 64 rows; an output box of 64 x 64 */
+        round = 128,       /* a consumer warpgroup's outputs go out 64 rows by 128 columns at a time */
+        out_bytes = 2 * 64 * round * 2 /* their shared memory: a round of each consumer warpgroup */
     };
 };
 
@@ -77,12 +79,13 @@ TKH_HD static inline unsigned tkh_wg_box(bool kmajor, unsigned i, int64_t row0, 
     return kmajor ? 0 : i * tkh_wg_tile::box;
 }
 
-/* How the tensor memory accelerator sees operand x of a plan (0: a, its rows m; 1: b, its rows n),
- * 2-byte elements: a tensor of 'rank' dimensions, innermost first: k then the rows (K-major) or
- * the rows then k (MN-major), then the batch dimensions in which the operand moves; the box a
- * copy takes. dim[d] says where plan dimension d >= 3 goes: a map dimension, TKH_WG_SLICE (the
- * slices of k of a split plan, TKH_PLAN_PARTIALS: its index times size[0] is added to k, whose
- * extent is then the whole of k) or TKH_WG_NONE (stride 0: the operand is the same across it). */
+/* How the tensor memory accelerator sees an array of a plan, 2-byte elements: a tensor of 'rank'
+ * dimensions, innermost first: the two of the matrix (an operand's k then its rows where it is
+ * K-major, its rows then k where MN-major; the output's n then m), then the batch dimensions in
+ * which the array moves; the box a copy takes. dim[d] says where plan dimension d >= 3 goes: a
+ * map dimension, TKH_WG_SLICE (the slices of k of a split plan, TKH_PLAN_PARTIALS: its index times
+ * size[0] is added to k, whose extent is then the whole of k) or TKH_WG_NONE (stride 0: the
+ * array is the same across it). */
 enum { TKH_WG_NONE = -1, TKH_WG_SLICE = -2 };
 typedef struct tkh_wg_geometry {
     int rank;
@@ -92,28 +95,26 @@ typedef struct tkh_wg_geometry {
     signed char dim[TKH_MAX_DIMS];
 } tkh_wg_geometry;
 
-/* The geometry of operand x (K-major or MN-major) of p; 0 where the accelerator cannot copy it:
- * a matrix stride not positive, a batch stride negative, more than 3 batch dimensions in which it
- * moves, a size past 2^31 - 1 (coordinates are 32-bit), a stride not a whole number of 16 bytes
- * or past 2^40. */
-TKH_HD static inline int tkh_wg_geometry_of(const tkh_plan *p, unsigned x, bool kmajor, tkh_wg_geometry *g)
+/* The geometry of array x of p over plan dimensions d0 (its stride 1) and d1, of extents e0 and
+ * e1, boxes b0 x b1; 0 where the accelerator cannot copy it: the stride of d0 not 1 or of d1 not
+ * positive, a batch stride negative, more than 3 batch dimensions in which it moves, a size past
+ * 2^31 - 1 (coordinates are 32-bit), a stride not a whole number of 16 bytes or past 2^40. */
+TKH_HD static inline int tkh_wg_geometry_over(const tkh_plan *p, unsigned x, int d0, int d1, int64_t e0, int64_t e1,
+    uint32_t b0, uint32_t b1, tkh_wg_geometry *g)
 {
-    const int sliced = p->mode == TKH_PLAN_PARTIALS, last = p->ndim - 1, r = x ? 1 : 2;
-    const int64_t k = p->size[0] * (sliced ? p->size[last] : 1), rows = p->size[r];
-    const int64_t s_other = kmajor ? p->stride[x][r] : p->stride[x][0];
-    if (p->ndim < 3 || (kmajor ? p->stride[x][0] : p->stride[x][r]) != 1 || s_other <= 0)
+    if (p->ndim < 3 || p->stride[x][d0] != 1 || p->stride[x][d1] <= 0)
         return 0;
     g->rank = 2;
-    g->size[0] = (uint64_t)(kmajor ? k : rows);
-    g->size[1] = (uint64_t)(kmajor ? rows : k);
-    g->stride[0] = (uint64_t)s_other * 2;
-    g->box[0] = 64;
-    g->box[1] = kmajor ? (x ? tkh_wg_tile::bn : tkh_wg_tile::bm) : 64;
+    g->size[0] = (uint64_t)e0;
+    g->size[1] = (uint64_t)e1;
+    g->stride[0] = (uint64_t)p->stride[x][d1] * 2;
+    g->box[0] = b0;
+    g->box[1] = b1;
     for (int d = 0; d < TKH_MAX_DIMS; ++d)
         g->dim[d] = TKH_WG_NONE;
     for (int d = 3; d < p->ndim; ++d) {
         const int64_t s = p->stride[x][d];
-        if (sliced && d == last)
+        if (p->mode == TKH_PLAN_PARTIALS && d == p->ndim - 1)
             g->dim[d] = TKH_WG_SLICE;
         else if (s < 0 || (s > 0 && g->rank == 5))
             return 0;
@@ -128,6 +129,31 @@ TKH_HD static inline int tkh_wg_geometry_of(const tkh_plan *p, unsigned x, bool 
         if (g->size[i] == 0 || g->size[i] > 0x7FFFFFFF || (i > 0 && (g->stride[i - 1] % 16 != 0 || g->stride[i - 1] >> 40)))
             return 0;
     return 1;
+}
+
+/* Operand x of p (0: a, its rows m; 1: b, its rows n), K-major or MN-major. */
+TKH_HD static inline int tkh_wg_geometry_of(const tkh_plan *p, unsigned x, bool kmajor, tkh_wg_geometry *g)
+{
+    const int r = x ? 1 : 2;
+    const int64_t k = p->size[0] * (p->mode == TKH_PLAN_PARTIALS ? p->size[p->ndim - 1] : 1), rows = p->size[r];
+    return kmajor ? tkh_wg_geometry_over(p, x, 0, r, k, rows, 64, x ? tkh_wg_tile::bn : tkh_wg_tile::bm, g)
+                  : tkh_wg_geometry_over(p, x, r, 0, rows, k, 64, 64, g);
+}
+
+/* The output (array 'out' of p), n contiguous, in boxes of 64 x 64 (tkh_wg_out_place): 0 also
+ * under TKH_PLAN_PARTIALS (the partials are the accumulator's type, stored one at a time). */
+TKH_HD static inline int tkh_wg_out_geometry(const tkh_plan *p, unsigned out, tkh_wg_geometry *g)
+{
+    return p->mode != TKH_PLAN_PARTIALS && tkh_wg_geometry_over(p, out, 1, 2, p->size[1], p->size[2], 64, 64, g);
+}
+
+/* Where a consumer warpgroup puts output (r, c) of a round (its 64 rows by 128 of the tile's
+ * columns, 2-byte elements) for the accelerator's stores: two boxes of 64 x 64, rows of 128
+ * bytes, the 16-byte chunk c / 8 of row r at chunk (c / 8) ^ (r % 8), so that the 8 rows a warp
+ * writes at once fall in different banks. */
+TKH_HD static inline unsigned tkh_wg_out_place(unsigned r, unsigned c)
+{
+    return c / 64 * tkh_wg_tile::box + tkh_wg_kmajor(r, c % 64);
 }
 
 /* The coordinates of batch 'batch' (the plan's dimensions 3 on, as the tiles count them) in g's
@@ -274,6 +300,57 @@ static __device__ __forceinline__ void tkh_tma_load(unsigned dst, const void *ma
 #undef TKH_TMA
 }
 
+/* The accelerator's store of the box at c (2 coordinates, then the batch's) of 'map' from shared
+ * memory at src; committed as a bulk group of this thread's. */
+static __device__ __forceinline__ void tkh_tma_store(const void *map, unsigned src, const int32_t c[5], int rank)
+{
+#define TKH_TMA(n, coords, ...)                                                                          \
+    asm volatile("cp.async.bulk.tensor." #n "d.global.shared::cta.bulk_group [%0, {" coords "}], [%1];\n" \
+                 ::"l"(map), "r"(src), __VA_ARGS__ : "memory")
+    switch (rank) {
+    case 2:
+        TKH_TMA(2, "%2, %3", "r"(c[0]), "r"(c[1]));
+        break;
+    case 3:
+        TKH_TMA(3, "%2, %3, %4", "r"(c[0]), "r"(c[1]), "r"(c[2]));
+        break;
+    case 4:
+        TKH_TMA(4, "%2, %3, %4, %5", "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+        break;
+    default:
+        TKH_TMA(5, "%2, %3, %4, %5, %6", "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]));
+    }
+#undef TKH_TMA
+}
+
+static __device__ __forceinline__ void tkh_bulk_commit(void)
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/* Waits until this thread's stores have read their shared memory (read), or are done. */
+static __device__ __forceinline__ void tkh_bulk_wait_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+
+static __device__ __forceinline__ void tkh_bulk_wait(void)
+{
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
+/* Generic-proxy writes to shared memory made visible to the async proxy (the stores' reads). */
+static __device__ __forceinline__ void tkh_fence_proxy_async(void)
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* A barrier of the 128 threads of one warpgroup (named barrier 'id'; 0 is __syncthreads'). */
+static __device__ __forceinline__ void tkh_warpgroup_sync(unsigned id)
+{
+    asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
+}
+
 /* A warpgroup's registers a thread: the producer gives some up, the consumers take them. */
 template <int n> static __device__ __forceinline__ void tkh_regs_fewer(void)
 {
@@ -337,19 +414,17 @@ template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
-/* The tensor maps of a call's a and b, kernel parameters (__grid_constant__, so that the copies
- * read them where they lie), with the geometries they were made from. */
+/* The tensor maps of a call's a, b and (where 'store') output, kernel parameters
+ * (__grid_constant__, so that the copies read them where they lie), with the geometries they
+ * were made from. */
 typedef struct tkh_wg_maps {
-    CUtensorMap map[2];
-    tkh_wg_geometry g[2];
+    CUtensorMap map[3];
+    tkh_wg_geometry g[3];
+    int store;
 } tkh_wg_maps;
 
-/* The maps of a (at a) and b (at b) of plan p in their layouts, f16 or bf16: 1, or 0 where the
- * accelerator cannot copy them (tkh_wg_geometry_of), the CUDA runtime is older than 12.5 or the
- * driver refuses (cuTensorMapEncodeTiled, reached through the runtime's entry points, so that the
- * library needs no link to the driver's own library). */
-static inline int tkh_wg_maps_of(tkh_wg_maps *m, const void *a, const void *b, const tkh_plan *p, bool a_kmajor,
-    bool b_kmajor, bool bf16)
+/* The map of g over base, 2-byte elements of the driver's type t, 128-byte swizzle; 1 on success. */
+static inline int tkh_wg_encode(CUtensorMap *map, const tkh_wg_geometry *g, const void *base, CUtensorMapDataType t)
 {
 #if CUDART_VERSION >= 12050
     static PFN_cuTensorMapEncodeTiled_v12000 encode; /* asked once; a race asks twice for the same */
@@ -362,24 +437,36 @@ static inline int tkh_wg_maps_of(tkh_wg_maps *m, const void *a, const void *b, c
             encode = (PFN_cuTensorMapEncodeTiled_v12000)f;
         __atomic_store_n(&asked, 1, __ATOMIC_RELEASE);
     }
-    const void *const base[2] = { a, b };
-    const bool kmajor[2] = { a_kmajor, b_kmajor };
-    for (unsigned x = 0; x < 2; ++x) {
-        tkh_wg_geometry *g = &m->g[x];
-        const cuuint32_t steps[5] = { 1, 1, 1, 1, 1 };
-        if (encode == NULL || !tkh_wg_geometry_of(p, x, kmajor[x], g)
-            || encode(&m->map[x], bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                   (cuuint32_t)g->rank, (void *)base[x], (const cuuint64_t *)g->size, (const cuuint64_t *)g->stride,
-                   (const cuuint32_t *)g->box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
-                != CUDA_SUCCESS)
-            return 0;
-    }
-    return 1;
+    const cuuint32_t steps[5] = { 1, 1, 1, 1, 1 };
+    return encode != NULL
+        && encode(map, t, (cuuint32_t)g->rank, (void *)base, (const cuuint64_t *)g->size, (const cuuint64_t *)g->stride,
+               (const cuuint32_t *)g->box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+            == CUDA_SUCCESS;
 #else
-    (void)m, (void)a, (void)b, (void)p, (void)a_kmajor, (void)b_kmajor, (void)bf16;
+    (void)map, (void)g, (void)base, (void)t;
     return 0;
 #endif
+}
+
+/* The maps of a (at a) and b (at b) of plan p in their layouts, f16 or bf16: 1, or 0 where the
+ * accelerator cannot copy them (tkh_wg_geometry_of), the CUDA runtime is older than 12.5 or the
+ * driver refuses (cuTensorMapEncodeTiled, reached through the runtime's entry points, so that the
+ * library needs no link to the driver's own library). The output's (at out, array out_index,
+ * out_size bytes an element) where it can be stored by the accelerator, 2-byte elements (else
+ * m->store is 0: the outputs go one at a time). */
+static inline int tkh_wg_maps_of(tkh_wg_maps *m, const void *a, const void *b, void *out, const tkh_plan *p,
+    bool a_kmajor, bool b_kmajor, bool bf16, unsigned out_index, unsigned out_size)
+{
+    const void *const base[2] = { a, b };
+    const bool kmajor[2] = { a_kmajor, b_kmajor };
+    const CUtensorMapDataType t = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    for (unsigned x = 0; x < 2; ++x)
+        if (!tkh_wg_geometry_of(p, x, kmajor[x], &m->g[x]) || !tkh_wg_encode(&m->map[x], &m->g[x], base[x], t))
+            return 0;
+    m->store = out_size == 2 && (uintptr_t)out % 16 == 0 && tkh_wg_out_geometry(p, out_index, &m->g[2])
+        && tkh_wg_encode(&m->map[2], &m->g[2], out, CU_TENSOR_MAP_DATA_TYPE_UINT16);
+    return 1;
 }
 #endif
 

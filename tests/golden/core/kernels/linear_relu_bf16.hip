@@ -13,20 +13,27 @@
 #include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/core_oracle/linear_relu_bf16.h"
 
-/* The output whose element in each array is at 'off': the epilogue of its sum, stored; with
- * 'partials' (TKH_PLAN_PARTIALS) the sum itself, in the accumulator's type (p_out is then the
- * launcher's partials). */
-template <bool partials>
-static __device__ __forceinline__ void tkhk_linear_relu_bf16_store(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const int64_t *off, float acc)
+/* The value stored for the output whose element in each array is at 'off': the epilogue of its
+ * sum, in the output's type. */
+static __device__ __forceinline__ uint16_t tkhk_linear_relu_bf16_value(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const int64_t *off, float acc)
 {
     (void)p_x;
     (void)p_weight;
-    if (partials) {
-        ((float *)(void *)p_out)[off[3]] = acc;
-        return;
-    }
+    (void)p_out;
     const float c_bias = p_bias ? (float)tkh_bf16_to_f32(p_bias[off[2]]) : (float)(0);
-    p_out[off[3]] = tkh_f32_to_bf16((float)tkh_oracle_linear_relu_bf16((float)acc, c_bias));
+    return tkh_f32_to_bf16((float)tkh_oracle_linear_relu_bf16((float)acc, c_bias));
+}
+
+/* The output whose element in each array is at 'off', stored: its value, or with 'partials'
+ * (TKH_PLAN_PARTIALS) its sum itself, in the accumulator's type (p_out is then the launcher's
+ * partials). */
+template <bool partials>
+static __device__ __forceinline__ void tkhk_linear_relu_bf16_store(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const int64_t *off, float acc)
+{
+    if (partials)
+        ((float *)(void *)p_out)[off[3]] = acc;
+    else
+        p_out[off[3]] = tkhk_linear_relu_bf16_value(p_x, p_weight, p_bias, p_out, off, acc);
 }
 
 /* Output (m, n) of the tile whose arrays start at 'at', stored as the plan's mode says. */
@@ -671,6 +678,52 @@ __global__ void __launch_bounds__(384, 1) tkhk_linear_relu_bf16_wgmma(const uint
             row[0][x] = at[x] + m * tkhm_p.stride[x][2] + n * s_n[x];
             row[1][x] = row[0][x] + 8 * tkhm_p.stride[x][2]; /* tkh_wg_acc_dm's other row */
         }
+        /* the outputs through shared memory where the output has a map (2-byte elements): each
+         * consumer warpgroup writes its 64 rows by 128 columns at a time in pairs of columns, then
+         * one thread stores them by the accelerator, two boxes of 64 x 64, which leave out what
+         * lies past m or n */
+        auto rounds = [&](int64_t tile) {
+            const unsigned buffer = s_addr + T::stages * T::stage + wg * (T::out_bytes / 2);
+            unsigned char *const out_s = tkhm_s + (buffer - s_addr);
+            int32_t c[5];
+            tkh_wg_coords(&tkhm_p, &tkhm_maps.g[2], tile / plane, c);
+            const unsigned r0 = tkh_wg_acc_row(ct, 0) - 64 * wg, c0 = tkh_wg_acc_col(ct, 0);
+#pragma unroll
+            for (int h = 0; h < T::bn / T::round; ++h) {
+                if (ct % 128 == 0)
+                    tkh_bulk_wait_read(); /* the last round's stores have read the buffer */
+                tkh_warpgroup_sync(1 + wg);
+#pragma unroll
+                for (int q = 0; q < T::accs / 4; ++q) { /* constant bounds: acc stays in registers */
+                    const int v = h * T::accs / 2 + 2 * q;
+                    const unsigned dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v); /* v + 1: column dn + 1 */
+                    uint16_t pair[2];
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        int64_t off[4];
+#pragma unroll
+                        for (int x = 0; x < 4; ++x)
+                            off[x] = row[dm / 8][x] + (dn + e) * s_n[x];
+                        pair[e] = m + dm < tkhm_m && n + dn + e < tkhm_n ? tkhk_linear_relu_bf16_value(p_x, p_weight, p_bias, p_out, off, (float)acc[v + e])
+                                                                       : (uint16_t)0;
+                    }
+                    uint32_t word;
+                    TKH_BITCOPY(&word, pair, 4);
+                    *(uint32_t *)(out_s + tkh_wg_out_place(r0 + dm, c0 + dn - h * T::round)) = word;
+                }
+                tkh_fence_proxy_async(); /* the writes visible to the stores' reads */
+                tkh_warpgroup_sync(1 + wg);
+                if (ct % 128 == 0) {
+#pragma unroll
+                    for (int i = 0; i < T::round / 64; ++i) {
+                        c[0] = (int32_t)(n0 + h * T::round + 64 * i);
+                        c[1] = (int32_t)(m0 + 64 * wg);
+                        tkh_tma_store(&tkhm_maps.map[2], buffer + i * T::box, c, tkhm_maps.g[2].rank);
+                    }
+                    tkh_bulk_commit();
+                }
+            }
+        };
         auto epilogue = [&](auto partials) {
 #pragma unroll
             for (int v = 0; v < T::accs; ++v) {
@@ -684,11 +737,15 @@ __global__ void __launch_bounds__(384, 1) tkhk_linear_relu_bf16_wgmma(const uint
                 }
             }
         };
-        if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+        if (sizeof(uint16_t) == 2 && tkhm_maps.store) /* the launcher makes no output map for other sizes */
+            rounds(tile);
+        else if (tkhm_p.mode == TKH_PLAN_PARTIALS)
             epilogue(tkh_bool<true>());
         else
             epilogue(tkh_bool<false>());
     }
+    if (ct % 128 == 0)
+        tkh_bulk_wait(); /* this warpgroup's last stores done before its shared memory goes */
 #endif
 }
 
@@ -727,7 +784,7 @@ static int tkhk_linear_relu_bf16_wgmma_launch(int a_kmajor, int b_kmajor, int sm
         tkhk_linear_relu_bf16_wgmma<false, false>, tkhk_linear_relu_bf16_wgmma<false, true>, tkhk_linear_relu_bf16_wgmma<true, false>,
         tkhk_linear_relu_bf16_wgmma<true, true> };
     void (*const kernel)(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const tkh_plan, const tkh_wg_maps) = kernels[2 * a_kmajor + b_kmajor];
-    const size_t bytes = (size_t)T::stages * T::stage + 1024;
+    const size_t bytes = (size_t)T::stages * T::stage + T::out_bytes + 1024;
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
         return (int)e;
@@ -951,7 +1008,8 @@ static int tkhk_linear_relu_bf16_run(const void *const *inputs, void *const *out
         int sms = 0;
         tkh_wg_maps maps;
         if (tkhk_linear_relu_bf16_wgmma_here(&sms)
-            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], plan, a_kmajor, b_kmajor, true))
+            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, true,
+                3, sizeof(uint16_t)))
             return tkhk_linear_relu_bf16_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, &maps, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (const uint16_t *)inputs[2], (uint16_t *)outputs[0], plan);
 #endif
         return tkhk_linear_relu_bf16_mma_launch(a_kmajor, b_kmajor, grid, stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (const uint16_t *)inputs[2], (uint16_t *)outputs[0], plan);

@@ -13,19 +13,26 @@
 #include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/core_oracle/matmul_i8.h"
 
-/* The output whose element in each array is at 'off': the epilogue of its sum, stored; with
- * 'partials' (TKH_PLAN_PARTIALS) the sum itself, in the accumulator's type (p_out is then the
- * launcher's partials). */
-template <bool partials>
-static __device__ __forceinline__ void tkhk_matmul_i8_store(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const int64_t *off, uint32_t acc)
+/* The value stored for the output whose element in each array is at 'off': the epilogue of its
+ * sum, in the output's type. */
+static __device__ __forceinline__ int32_t tkhk_matmul_i8_value(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const int64_t *off, uint32_t acc)
 {
     (void)p_a;
     (void)p_b;
-    if (partials) {
+    (void)p_out;
+    return (int32_t)tkh_oracle_matmul_i8((int32_t)acc);
+}
+
+/* The output whose element in each array is at 'off', stored: its value, or with 'partials'
+ * (TKH_PLAN_PARTIALS) its sum itself, in the accumulator's type (p_out is then the launcher's
+ * partials). */
+template <bool partials>
+static __device__ __forceinline__ void tkhk_matmul_i8_store(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const int64_t *off, uint32_t acc)
+{
+    if (partials)
         ((uint32_t *)(void *)p_out)[off[2]] = acc;
-        return;
-    }
-    p_out[off[2]] = (int32_t)tkh_oracle_matmul_i8((int32_t)acc);
+    else
+        p_out[off[2]] = tkhk_matmul_i8_value(p_a, p_b, p_out, off, acc);
 }
 
 /* Output (m, n) of the tile whose arrays start at 'at', stored as the plan's mode says. */

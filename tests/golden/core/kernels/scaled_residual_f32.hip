@@ -13,21 +13,28 @@
 #include "tokitai_hip/codegen/projection.h"
 #include "tokitai_hip/core_oracle/scaled_residual_f32.h"
 
-/* The output whose element in each array is at 'off': the epilogue of its sum, stored; with
- * 'partials' (TKH_PLAN_PARTIALS) the sum itself, in the accumulator's type (p_out is then the
- * launcher's partials). */
-template <bool partials>
-static __device__ __forceinline__ void tkhk_scaled_residual_f32_store(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const int64_t *off, float acc)
+/* The value stored for the output whose element in each array is at 'off': the epilogue of its
+ * sum, in the output's type. */
+static __device__ __forceinline__ float tkhk_scaled_residual_f32_value(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const int64_t *off, float acc)
 {
     (void)p_x;
     (void)p_weight;
-    if (partials) {
-        ((float *)(void *)p_out)[off[4]] = acc;
-        return;
-    }
+    (void)p_out;
     const float c_scale = p_scale ? (float)p_scale[off[2]] : (float)(1);
     const float c_residual = p_residual ? (float)p_residual[off[3]] : (float)(0);
-    p_out[off[4]] = (float)tkh_oracle_scaled_residual_f32((float)acc, c_scale, c_residual);
+    return (float)tkh_oracle_scaled_residual_f32((float)acc, c_scale, c_residual);
+}
+
+/* The output whose element in each array is at 'off', stored: its value, or with 'partials'
+ * (TKH_PLAN_PARTIALS) its sum itself, in the accumulator's type (p_out is then the launcher's
+ * partials). */
+template <bool partials>
+static __device__ __forceinline__ void tkhk_scaled_residual_f32_store(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const int64_t *off, float acc)
+{
+    if (partials)
+        ((float *)(void *)p_out)[off[4]] = acc;
+    else
+        p_out[off[4]] = tkhk_scaled_residual_f32_value(p_x, p_weight, p_scale, p_residual, p_out, off, acc);
 }
 
 /* Output (m, n) of the tile whose arrays start at 'at', stored as the plan's mode says. */
