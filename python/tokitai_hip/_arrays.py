@@ -3,6 +3,7 @@ their dtypes, the array library's current stream, and arrays made by the inputs'
 (outputs, and Python scalars given where an array goes)."""
 import ctypes
 import sys
+import threading
 
 from . import _native as n
 
@@ -87,10 +88,76 @@ def current_stream(obj, index):
     return 0, False  # JAX and others: the default stream, which __dlpack__(stream=) orders them on
 
 
+# Array types described from their own attributes instead of a DLPack capsule, where no
+# synchronization is asked (stream None or -1): exact type -> describe(obj), which gives
+# (data address, (DLPack device type, index), shape, strides in elements, our dtype key) or
+# None (that array then goes through __dlpack__). torch's is registered on its first array.
+EXPORTERS = {}
+
+
+def _torch_describe():
+    """torch.Tensor's attributes as DLPack's export reads them (torch.to_dlpack): a strided
+    tensor of one of our types that DLPack would export (no gradient, no lazy conjugate or
+    negative bit)."""
+    import torch
+    keys = {getattr(torch, LIB_NAME[name]): _key(row.dlpack_code, row.bits)
+            for name, row in TYPES.items() if hasattr(torch, LIB_NAME[name])}
+    strided, gpu = torch.strided, ROCM if getattr(torch.version, "hip", None) else CUDA
+
+    def describe(t):
+        key = keys.get(t.dtype)
+        if key is None or t.requires_grad or t.layout is not strided or t.is_conj() or t.is_neg():
+            return None
+        index = t.get_device()
+        return t.data_ptr(), ((gpu, index) if index >= 0 else (1, 0)), t.shape, t.stride(), key
+    return describe
+
+
+class _Slots(threading.local):
+    """A thread's DLTensors for the arrays described by EXPORTERS, reused call after call:
+    slot i for the array a call borrows i-th (len(keep) then)."""
+
+    def __init__(self):
+        self.all = []
+
+    def get(self, i):
+        while len(self.all) <= i:
+            shape, strides = (ctypes.c_int64 * 16)(), (ctypes.c_int64 * 16)()  # TKH_MAX_DIMS
+            t = n.DLTensor(None, n.DLDevice(1, 0), 0, n.DLDataType(0, 0, 1), shape, strides, 0)
+            self.all.append((t.device, Head.from_address(ctypes.addressof(t)), shape, strides, ctypes.addressof(t)))
+        return self.all[i]
+
+
+_slots = _Slots()
+
+
+def _described(obj, d, keep):
+    data, device, shape, strides, key = d
+    nd = len(shape)
+    if nd > 16:
+        return None
+    dev, head, sh, st, address = _slots.get(len(keep))
+    head.data, head.ndim, head.dtype = data or None, nd, key
+    dev.device_type, dev.device_id = device
+    sh[:nd], st[:nd] = shape, strides
+    keep.append(obj)
+    return address
+
+
 def borrow(obj, stream, keep):
-    """The address of obj's DLTensor, valid while 'keep' (a list) holds what owns it: the
-    capsule, not consumed, so that dropping it calls the producer's deleter (DLPack: a
-    capsule still named "dltensor" is freed by its destructor)."""
+    """The address of obj's DLTensor, valid while 'keep' (a list) holds what owns it: obj
+    itself where EXPORTERS describes it (no synchronization asked), else the capsule, not
+    consumed, so that dropping it calls the producer's deleter (DLPack: a capsule still named
+    "dltensor" is freed by its destructor)."""
+    if stream is None or stream == -1:
+        describe = EXPORTERS.get(type(obj))
+        if describe is None and library(obj) == "torch" and type(obj).__name__ == "Tensor":
+            describe = EXPORTERS[type(obj)] = _torch_describe()
+        d = describe(obj) if describe is not None else None
+        if d is not None:
+            address = _described(obj, d, keep)
+            if address is not None:
+                return address
     try:
         capsule = obj.__dlpack__() if stream is None else obj.__dlpack__(stream=stream)
     except AttributeError:

@@ -207,3 +207,47 @@ def test_reports_only_when_asked():
         with pytest.raises(th.InvalidArgument, match="expected the inputs' broadcast shape"):
             th.add(a, b, out=np.empty((8, 9), np.float32))
         assert th.last_report() is None
+
+
+class Described:
+    """A NumPy array passed through an exporter of its attributes (th._arrays.EXPORTERS), as
+    torch's tensors are: counts its __dlpack__ calls, which a described array never needs."""
+    dlpacks = 0
+
+    def __init__(self, a, declined=False):
+        self.a, self.declined = a, declined
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __dlpack__(self, stream=None):
+        Described.dlpacks += 1
+        return self.a.__dlpack__()
+
+
+def describe(o):
+    a = o.a
+    if o.declined:  # through __dlpack__
+        return None
+    row = th._arrays.TYPES[th._arrays.OURS[a.dtype.name]]
+    return a.ctypes.data, (1, 0), a.shape, tuple(s // a.itemsize for s in a.strides), th._arrays._key(row.dlpack_code, row.bits)
+
+
+def test_arrays_described_by_their_attributes():
+    th._arrays.EXPORTERS[Described] = describe
+    try:
+        Described.dlpacks = 0
+        a, b = f32(5, 8), f32(8, 5).T  # b a transposed view
+        out = np.full((5, 8), np.nan, np.float32)
+        with th.Context(oracle="full"):
+            th.add(Described(a), Described(b), out=Described(out))
+            np.testing.assert_array_equal(out, a + b)
+            assert th.last_report()["cpu_oracle_matches"] is True
+            th.add(Described(a), Described(np.array(2, np.float32)), out=Described(out))  # a 0-d array
+            np.testing.assert_array_equal(out, a + np.float32(2))
+            assert Described.dlpacks == 0
+            th.add(Described(a, True), Described(b), out=Described(out, True))
+            np.testing.assert_array_equal(out, a + b)
+            assert Described.dlpacks == 2
+    finally:
+        del th._arrays.EXPORTERS[Described]
