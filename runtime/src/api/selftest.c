@@ -88,7 +88,7 @@ static void product_sizes(size_t n, size_t *m, size_t *cols, size_t *depth)
 /* The elements of a product's extra input: a column's n, a row's m, an addend's m x n. */
 static size_t extra_count(const tkh_operand *x, size_t m, size_t cols)
 {
-    const char *e = x->extent ? x->extent : "n";
+    const char *e = tkhi_extent_of(x);
     return strcmp(e, "m") == 0 ? m : strcmp(e, "mn") == 0 ? m * cols : cols;
 }
 

@@ -75,7 +75,7 @@ tkh_status tkhi_product_call(const char *fn, tkh_context *ctx, const tkh_kernel_
     for (unsigned a = 0; a <= k->arity; ++a) {
         const tkh_operand *o = a < k->arity ? &k->inputs[a] : &k->outputs[0];
         void *data = a < k->arity ? (void *)args->inputs[a] : args->outputs[0];
-        const char *extent = a >= 2 && a < k->arity ? (o->extent != NULL ? o->extent : "n") : "mn";
+        const char *extent = a >= 2 && a < k->arity ? tkhi_extent_of(o) : "mn";
         const int64_t *shape = a == 0 ? a_shape : a == 1 ? b_shape : extent[0] == 'n' ? &out_shape[1] : out_shape;
         t[a] = (DLTensor){ data, dev, extent[1] == 'n' || a < 2 ? 2 : 1, { 0, 0, 1 }, (int64_t *)shape, NULL, 0 };
         tkh_dlpack_dtype(o->type, &t[a].dtype);

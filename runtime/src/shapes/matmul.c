@@ -56,7 +56,7 @@ static tkh_status place_extra(const char *fn, tkhi_call *c, unsigned x, const in
     const tkh_kernel_info *k = c->kernel;
     const DLTensor *t = c->tensor[x];
     tkh_plan *p = &c->plan;
-    const char *extent = k->inputs[x].extent != NULL ? k->inputs[x].extent : "n";
+    const char *extent = tkhi_extent_of(&k->inputs[x]);
     char name[80], s1[200], s2[200];
     if (c->absent[x])
         return TKH_OK; /* its default: strides 0 */

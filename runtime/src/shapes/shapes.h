@@ -181,6 +181,13 @@ TKH_HIDDEN size_t tkhi_launch_scratch(const tkhi_launch_spec *l);
 /* Enqueues l with 'scratch' (tkhi_launch_scratch bytes). Fails with: TKH_ERR_LAUNCH. */
 TKH_HIDDEN tkh_status tkhi_launch_run(void *l, void *scratch);
 
+/* A matrix product's extra input's extent (tkh_operand.extent): "n", "m" or "mn"; a registry
+ * from before extents (NULL) means "n". */
+static inline const char *tkhi_extent_of(const tkh_operand *o)
+{
+    return o->extent != NULL ? o->extent : "n";
+}
+
 /* The launch's lines in the report ("ran", "enqueued") and its grid and block. */
 TKH_HIDDEN void tkhi_launch_evidence(const tkhi_launch_spec *l, const char *what, tkh_report *report);
 
