@@ -21,7 +21,7 @@ static int $(k.symbol)_run(const void *const *inputs, void *const *outputs, cons
         tkh_wg_maps maps;
         if ($(k.symbol)_wgmma_here(&sms)
             && tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, $(wgmma.bf16),
-                $(out_index), sizeof($(L.O.c))))
+                $(out_index), $(wgmma.staged and "sizeof(" .. L.O.c .. ")" or "0")))
             return $(k.symbol)_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, &maps, $(table.concat(args, ", ")), plan);
 #endif
 @   end

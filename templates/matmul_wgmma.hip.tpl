@@ -107,6 +107,7 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
             row[0][x] = at[x] + m * tkhm_p.stride[x][2] + n * s_n[x];
             row[1][x] = row[0][x] + 8 * tkhm_p.stride[x][2]; /* tkh_wg_acc_dm's other row */
         }
+@ if wgmma.staged then
         /* the outputs through shared memory where the output has a map (2-byte elements): each
          * consumer warpgroup writes its 64 rows by 128 columns at a time in pairs of columns, then
          * one thread stores them by the accelerator, two boxes of 64 x 64, which leave out what
@@ -153,6 +154,7 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
                 }
             }
         };
+@ end
         auto epilogue = [&](auto partials) {
 #pragma unroll
             for (int v = 0; v < T::accs; ++v) {
@@ -166,9 +168,13 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
                 }
             }
         };
+@ if wgmma.staged then
         if (sizeof($(O.c)) == 2 && tkhm_maps.store) /* the launcher makes no output map for other sizes */
             rounds(tile);
         else if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+@ else
+        if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+@ end
             epilogue(tkh_bool<true>());
         else
             epilogue(tkh_bool<false>());
@@ -213,7 +219,7 @@ static int $(k.symbol)_wgmma_launch(int a_kmajor, int b_kmajor, int sms, unsigne
         $(k.symbol)_wgmma<false, false>, $(k.symbol)_wgmma<false, true>, $(k.symbol)_wgmma<true, false>,
         $(k.symbol)_wgmma<true, true> };
     void (*const kernel)($(table.concat(params, ", ")), const tkh_plan, const tkh_wg_maps) = kernels[2 * a_kmajor + b_kmajor];
-    const size_t bytes = (size_t)T::stages * T::stage + T::out_bytes + 1024;
+    const size_t bytes = (size_t)T::stages * T::stage + $(wgmma.staged and "T::out_bytes" or "0") + 1024;
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
         return (int)e;

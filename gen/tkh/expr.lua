@@ -145,6 +145,16 @@ function M.names(tree)
   return out
 end
 
+-- Whether a tree calls a function of the device's math library (one not in EXACT: each costs
+-- tens of instructions at every output).
+function M.calls_library(tree)
+  if tree.k == "call" and not M.EXACT[tree.name] then return true end
+  for _, c in ipairs(M.children(tree)) do
+    if M.calls_library(c) then return true end
+  end
+  return false
+end
+
 -- Whether trees a and b are the same expression, node for node.
 function M.same(a, b)
   if a.k ~= b.k or a.text ~= b.text or a.name ~= b.name or a.op ~= b.op or a.type ~= b.type then
@@ -184,7 +194,8 @@ M.CALLS = {
   exp = 1, exp2 = 1, expm1 = 1, log = 1, log2 = 1, log1p = 1, tanh = 1, erf = 1, rsqrt = 1,
   sqrt = 1, fabs = 1, fmax = 2, fmin = 2, tkh_relu = 1,
 }
-local EXACT = { fabs = true, fmax = true, fmin = true, sqrt = true, tkh_relu = true }
+M.EXACT = { fabs = true, fmax = true, fmin = true, sqrt = true, tkh_relu = true }
+local EXACT = M.EXACT
 
 -- The tree as C of the pair type tkh_eb (tokitai_hip/codegen/error_bound.h). 'env' gives
 -- name(n), the C of a name's pair; exact(n), whether a name is read, not computed (an

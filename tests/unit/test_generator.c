@@ -291,6 +291,10 @@ static void expressions_carry_error_bounds(void **state)
         "(((((x).v > 0) && !(((x).v == 1)))) ? tkh_eb_fmax(x, m) : tkh_eb_sqrt(m, U))");
     expect_text(*state, EXPR_ENV "return table.concat(E.names(E.parse('a + f(b, a) * (c ? d : e)', "
         "function() return false end)), ',')", "a,b,c,d,e");
+    /* the math library's calls, which decide the wgmma kernel's stores (gen/tkh/shapes/matmul.lua) */
+    expect_text(*state, EXPR_ENV "local p = function(t) return E.parse(t, function() return false end) end\n"
+        "return tostring(E.calls_library(p('tkh_relu(fmax(acc, b) + sqrt(c))'))) .. ',' .. "
+        "tostring(E.calls_library(p('acc * (x > 0 ? 1 : erf(acc))')))", "false,true");
 }
 
 /* A subexpression found and written over (the rows layout's reuse of the last stage's

@@ -163,7 +163,10 @@ M.kernel_templates = { "matmul.hip.tpl", "matmul_mma.hip.tpl", "matmul_projectio
 -- its accumulators, op: the instruction's function in tokitai_hip/codegen/matrix_core.h, with
 -- _tiny and _wide for 16-bit floats), and
 -- wgmma (NVIDIA sm_90a: 16-bit floats on warpgroup tiles of m64n256k16 from shared memory;
--- bf16: the instruction's type flag, op: its name in the kernel's comment).
+-- bf16: the instruction's type flag, op: its name in the kernel's comment; staged: outputs
+-- through shared memory and the accelerator's stores, where the epilogue calls no function of
+-- the math library: unrolled over a thread's 128 sums, such a call's code overflows the
+-- instruction cache, and the direct stores' version measured faster, docs/matmul.md).
 function M.template_locals(k)
   local L = { S = k.type.c, O = k.out_type, float = k.type.domain == "float", a = k.inputs[1], b = k.inputs[2] }
   L.R = L.float and k.acc.compute or k.acc.unsigned
@@ -188,7 +191,8 @@ function M.template_locals(k)
     or (t == "f64" and acc == "f64" and { epc = 2, e = "double", bm = 128, bn = 128 })
     or (t == "f32" and acc == "f32" and { epc = 4, e = "float", bm = 128, bn = 128, fma = true })
   L.wgmma = half and acc == "f32" and { e = "uint16_t", bf16 = t == "bf16" and "true" or "false",
-    op = "wgmma.mma_async m64n256k16.f32." .. t .. "." .. t }
+    op = "wgmma.mma_async m64n256k16.f32." .. t .. "." .. t,
+    staged = not (k.epilogue_tree and expr.calls_library(k.epilogue_tree)) }
   L.mfma = (half and acc == "f32" and { e = "uint16_t", f = "uint64_t", acc = "tkh_f32x4", op = "tkh_mfma_" .. t, wide = true })
     or (t == "i8" and acc == "i32" and { e = "int8_t", f = "uint32_t", acc = "tkh_i32x4", op = "tkh_mfma_i8" })
     or (t == "f32" and acc == "f32" and { e = "float", f = "float", acc = "tkh_f32x4", op = "tkh_mfma_f32" })
