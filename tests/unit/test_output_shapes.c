@@ -2,7 +2,8 @@
  * axes with keepdims, a normalization's map and post step, numpy.matmul's 1-D operands,
  * broadcast batches and b as [n, k]) against shapes worked out by hand, and against the
  * call itself: outputs of the shapes given pass tkh_tensor_call's planning (it then stops
- * at the context's missing device), and a bad input fails both with one message. */
+ * at the context's missing device), and a bad input fails both with one message. Also the
+ * shapes as messages write them (tkhi_format_dims). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "plan/plan.h"
 #include "platform/platform.h" /* a context made here: no device */
 #include "tokitai_hip/tensor.h"
 
@@ -214,6 +216,21 @@ static void arguments_checked(void **state)
     assert_string_equal(tkh_last_error(), "tkh_tensor_output_shapes: tensor input 1 (rhs) is NULL");
 }
 
+/* As snprintf's "%" PRId64 would write them, truncated as snprintf truncates. */
+static void dims_formatted(void **state)
+{
+    (void)state;
+    char buf[64];
+    const int64_t dims[] = { 4096, 0, -7, INT64_MIN, INT64_MAX };
+    assert_string_equal(tkhi_format_dims(buf, sizeof buf, 5, dims),
+        "[4096, 0, -7, -9223372036854775808, 9223372036854775807]");
+    assert_string_equal(tkhi_format_dims(buf, sizeof buf, 0, dims), "[]");
+    assert_string_equal(tkhi_format_dims(buf, 8, 2, dims), "[4096, ");
+    buf[0] = 'x';
+    tkhi_format_dims(buf, 0, 2, dims);
+    assert_int_equal(buf[0], 'x'); /* nothing written where nothing fits */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +239,7 @@ int main(void)
         cmocka_unit_test(normalizations_map_or_post),
         cmocka_unit_test(matmul_as_numpy),
         cmocka_unit_test(arguments_checked),
+        cmocka_unit_test(dims_formatted),
     };
     return cmocka_run_group_tests_name("output_shapes", tests, NULL, NULL);
 }

@@ -5,13 +5,37 @@
 
 #include "plan.h"
 
+/* n bytes of s at buf[len], as many as fit with the NUL (snprintf's truncation); the new length. */
+static size_t append(char *buf, size_t size, size_t len, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && len + 1 < size; ++i)
+        buf[len++] = s[i];
+    return len;
+}
+
+/* Without printf: a report's lines format dimensions several times a call, and in a process
+ * where a library has registered printf handlers (NumPy's BLAS loads libquadmath, which does)
+ * every printf takes glibc's slow path (docs/python.md). */
 const char *tkhi_format_dims(char *buf, size_t size, int ndim, const int64_t *dims)
 {
-    size_t len = (size_t)snprintf(buf, size, "[");
-    for (int d = 0; d < ndim && len < size; ++d)
-        len += (size_t)snprintf(buf + len, size - len, "%s%" PRId64, d ? ", " : "", dims[d]);
-    if (len < size)
-        snprintf(buf + len, size - len, "]");
+    if (size == 0)
+        return buf;
+    size_t len = append(buf, size, 0, "[", 1);
+    for (int d = 0; d < ndim; ++d) {
+        char digits[24];
+        size_t n = 0;
+        uint64_t v = dims[d] < 0 ? 0 - (uint64_t)dims[d] : (uint64_t)dims[d];
+        do
+            digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
+        while ((v /= 10) != 0);
+        if (dims[d] < 0)
+            digits[sizeof digits - 1 - n++] = '-';
+        if (d > 0)
+            len = append(buf, size, len, ", ", 2);
+        len = append(buf, size, len, digits + sizeof digits - n, n);
+    }
+    len = append(buf, size, len, "]", 1);
+    buf[len] = '\0';
     return buf;
 }
 
