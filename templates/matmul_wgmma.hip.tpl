@@ -179,8 +179,10 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
         else
             epilogue(tkh_bool<false>());
     }
+@ if wgmma.staged then
     if (ct % 128 == 0)
         tkh_bulk_wait(); /* this warpgroup's last stores done before its shared memory goes */
+@ end
 #endif
 }
 

@@ -1,5 +1,5 @@
 /* A call in words: dtypes, shapes and indices. */
-#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,26 +13,32 @@ static size_t append(char *buf, size_t size, size_t len, const char *s, size_t n
     return len;
 }
 
-/* Without printf: a report's lines format dimensions several times a call, and in a process
- * where a library has registered printf handlers (NumPy's BLAS loads libquadmath, which does)
- * every printf takes glibc's slow path (docs/python.md). */
+/* v in decimal at buf[len], as append does; the new length. Without printf: a report's lines
+ * write dimensions several times a call, and in a process where a library has registered
+ * printf handlers (NumPy's BLAS loads libquadmath, which does) every printf takes glibc's slow
+ * path (docs/python.md). */
+static size_t append_int(char *buf, size_t size, size_t len, int64_t v)
+{
+    char digits[24];
+    size_t n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        digits[sizeof digits - 1 - n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        digits[sizeof digits - 1 - n++] = '-';
+    return append(buf, size, len, digits + sizeof digits - n, n);
+}
+
 const char *tkhi_format_dims(char *buf, size_t size, int ndim, const int64_t *dims)
 {
     if (size == 0)
         return buf;
     size_t len = append(buf, size, 0, "[", 1);
     for (int d = 0; d < ndim; ++d) {
-        char digits[24];
-        size_t n = 0;
-        uint64_t v = dims[d] < 0 ? 0 - (uint64_t)dims[d] : (uint64_t)dims[d];
-        do
-            digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
-        while ((v /= 10) != 0);
-        if (dims[d] < 0)
-            digits[sizeof digits - 1 - n++] = '-';
         if (d > 0)
             len = append(buf, size, len, ", ", 2);
-        len = append(buf, size, len, digits + sizeof digits - n, n);
+        len = append_int(buf, size, len, dims[d]);
     }
     len = append(buf, size, len, "]", 1);
     buf[len] = '\0';
@@ -101,15 +107,16 @@ const char *tkhi_format_index(const tkhi_call *c, int64_t linear, char *buf, siz
         coord[d] = c->shape[d] ? linear % c->shape[d] : 0;
         linear = c->shape[d] ? linear / c->shape[d] : 0;
     }
-    size_t len = (size_t)snprintf(buf, size, "[");
-    for (int d = 0; d < c->ndim && len < size; ++d) {
-        if (reduction && c->reduced_axis[d])
-            len += (size_t)snprintf(buf + len, size - len, "%s:", d ? ", " : "");
-        else
-            len += (size_t)snprintf(buf + len, size - len, "%s%" PRId64, d ? ", " : "", coord[d]);
+    if (size == 0)
+        return buf;
+    size_t len = append(buf, size, 0, "[", 1);
+    for (int d = 0; d < c->ndim; ++d) {
+        if (d > 0)
+            len = append(buf, size, len, ", ", 2);
+        len = reduction && c->reduced_axis[d] ? append(buf, size, len, ":", 1) : append_int(buf, size, len, coord[d]);
     }
-    if (len < size)
-        snprintf(buf + len, size - len, "]");
+    len = append(buf, size, len, "]", 1);
+    buf[len] = '\0';
     return buf;
 }
 

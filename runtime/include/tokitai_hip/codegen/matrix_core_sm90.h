@@ -453,8 +453,8 @@ static inline int tkh_wg_encode(CUtensorMap *map, const tkh_wg_geometry *g, cons
  * accelerator cannot copy them (tkh_wg_geometry_of), the CUDA runtime is older than 12.5 or the
  * driver refuses (cuTensorMapEncodeTiled, reached through the runtime's entry points, so that the
  * library needs no link to the driver's own library). The output's (at out, array out_index,
- * out_size bytes an element) where it can be stored by the accelerator, 2-byte elements (else
- * m->store is 0: the outputs go one at a time). */
+ * out_size bytes an element; 0 where the kernel stores directly) where it can be stored by the
+ * accelerator, 2-byte elements (else m->store is 0: the outputs go one at a time). */
 static inline int tkh_wg_maps_of(tkh_wg_maps *m, const void *a, const void *b, void *out, const tkh_plan *p,
     bool a_kmajor, bool b_kmajor, bool bf16, unsigned out_index, unsigned out_size)
 {
