@@ -214,6 +214,16 @@ ${sources}  },
 
   list(TRANSFORM TKH_GENERATED_KERNELS PREPEND "${out}/stubs/" OUTPUT_VARIABLE stubs)
   list(TRANSFORM stubs APPEND ".c")
+  if(NOT TOKITAI_HIP_DEVICE_CODE)
+    # The units' host-only registration names the fat binary a device link would write.
+    # This empty one stands in: HIP keeps the pointer and reads it only when it starts
+    # on a machine with an AMD GPU, which this library never asks of it.
+    file(CONFIGURE OUTPUT "${out}/no_device_code.c" CONTENT "/* Written by CMake: \
+TOKITAI_HIP_DEVICE_CODE=OFF (host code only: README, CMake options). */
+__attribute__((weak, visibility(\"hidden\"))) const unsigned char __hip_fatbin[1];
+")
+    list(APPEND stubs "${out}/no_device_code.c")
+  endif()
   set(${var}_KERNEL_OBJECTS "${objects}" PARENT_SCOPE)
   set(${var}_HOST_SOURCES ${stubs} "${out}/${TKH_GENERATED_REGISTRY}" PARENT_SCOPE)
   list(TRANSFORM TKH_GENERATED_RUNTIME_SOURCES PREPEND "${out}/")
@@ -230,6 +240,9 @@ endfunction()
 # After linking 'target', reads the GPU targets back out of the binary and fails the build
 # when one that was asked for is missing.
 function(_tkh_check_binary_targets target)
+  if(NOT TOKITAI_HIP_DEVICE_CODE)
+    return()
+  endif()
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND "${CMAKE_COMMAND}" -DBINARY=$<TARGET_FILE:${target}> -DPLATFORM=${TKH_PLATFORM}
       "-DTARGETS=${TKH_TARGETS}" -P "${TKH_CMAKE_DIR}/check_binary_targets.cmake"

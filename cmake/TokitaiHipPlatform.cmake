@@ -1,7 +1,7 @@
 # The GPU platform and its toolchain: amd (ROCm HIP, hipcc) or nvidia (CUDA, nvcc).
 # Sets TKH_PLATFORM, TKH_KERNEL_COMPILER, TKH_COMPILER_IDENTITY (version text, stdout
-# only), TKH_KERNEL_FLAGS, TKH_RUNTIME_DEFINITIONS and the imported target
-# TokitaiHip::gpu_runtime (libamdhip64 or cudart).
+# only), TKH_KERNEL_FLAGS, TKH_RUNTIME_DEFINITIONS, TOKITAI_HIP_DEVICE_CODE and the
+# imported target TokitaiHip::gpu_runtime (libamdhip64 or cudart).
 include_guard(DIRECTORY) # variables and imported targets are per directory
 
 set(TOKITAI_HIP_PLATFORM "auto" CACHE STRING
@@ -68,10 +68,23 @@ if(TKH_PLATFORM STREQUAL "amd")
   # IEEE semantics: no fast-math, no contraction (DESIGN.md).
   set(TKH_KERNEL_FLAGS -x hip -std=c++17 -O3 -fPIC -fvisibility=hidden -ffp-contract=off)
   set(TKH_RUNTIME_DEFINITIONS __HIP_PLATFORM_AMD__=1)
+  # Host code only: each kernel unit's host side (launchers, registration) without its
+  # device code, for builds that test the CPU side alone (the asan preset): the device
+  # code is most of the build's time. No kernel can run: the library's tkh_device_query
+  # refuses (TKH_NO_DEVICE_CODE, runtime/CMakeLists.txt).
+  option(TOKITAI_HIP_DEVICE_CODE "Compile the kernels' device code (OFF: host code only, amd)" ON)
+  if(NOT TOKITAI_HIP_DEVICE_CODE)
+    list(APPEND TKH_KERNEL_FLAGS --cuda-host-only)
+  endif()
   add_library(TokitaiHip::gpu_runtime UNKNOWN IMPORTED)
   set_target_properties(TokitaiHip::gpu_runtime PROPERTIES IMPORTED_LOCATION "${TKH_AMDHIP64}"
     INTERFACE_INCLUDE_DIRECTORIES "${TKH_HIP_INCLUDE_DIR}")
 else()
+  if(DEFINED TOKITAI_HIP_DEVICE_CODE AND NOT TOKITAI_HIP_DEVICE_CODE)
+    message(FATAL_ERROR "TOKITAI_HIP_DEVICE_CODE=OFF (host code only) is for the amd platform "
+      "(hipcc --cuda-host-only); nvcc has no such mode. Configure with TOKITAI_HIP_DEVICE_CODE=ON")
+  endif()
+  set(TOKITAI_HIP_DEVICE_CODE ON)
   find_package(CUDAToolkit REQUIRED)
   set(TKH_KERNEL_COMPILER "${CUDAToolkit_NVCC_EXECUTABLE}")
   set(TKH_KERNEL_FLAGS -x cu -std=c++17 -O3 -Xcompiler=-fPIC,-fvisibility=hidden -fmad=false

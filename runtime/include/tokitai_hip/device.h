@@ -37,7 +37,8 @@ typedef struct tkh_device_report {
  * failure, with available = 0 and the reason.
  * Fails with: TKH_ERR_NULL_POINTER (out), TKH_ERR_INVALID_ARGUMENT (device < -1, or a
  * TOKITAI_HIP_DEVICE that is not a non-negative integer), TKH_ERR_NO_DEVICE (the runtime
- * finds none, or reports an error while counting), TKH_ERR_DEVICE_INDEX (no such index),
+ * finds none, or reports an error while counting; or the library was built without device
+ * code, TOKITAI_HIP_DEVICE_CODE=OFF), TKH_ERR_DEVICE_INDEX (no such index),
  * TKH_ERR_RUNTIME (a property query failed). */
 TKH_API tkh_status tkh_device_query(int device, tkh_device_report *out);
 
