@@ -189,6 +189,10 @@ ${sources}  },
     set(launcher ${CMAKE_CXX_COMPILER_LAUNCHER})
   endif()
   set(objects "")
+  set(host_only "")
+  if(NOT TOKITAI_HIP_DEVICE_CODE)
+    set(host_only " (host code only)")
+  endif()
   # Each compile gets its own TMPDIR in the build tree, removed after it: the clang behind
   # hipcc (ROCm 5.2, LLVM 14/15) leaves two empty directories in $TMPDIR per compile
   # (llvm/llvm-project#100468), thousands in /tmp over a test suite.
@@ -206,7 +210,7 @@ ${sources}  },
         -c "${out}/units/${unit}.hip" -o "${obj}"
       COMMAND "${CMAKE_COMMAND}" -E rm -rf "${tmp}"
       DEPENDS ${closure_FILES_units/${unit}.hip}
-      COMMENT "Compiling the kernels of ${arg_NAME}/${unit} (${ids_text}) for ${TKH_TARGETS}"
+      COMMENT "Compiling the kernels of ${arg_NAME}/${unit} (${ids_text}) for ${TKH_TARGETS}${host_only}"
       VERBATIM)
     list(APPEND objects "${obj}")
   endforeach()

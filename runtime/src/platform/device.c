@@ -99,8 +99,8 @@ static tkh_status query(int device, tkh_device_report *out)
 #if defined(TKH_NO_DEVICE_CODE)
     /* Before any HIP call: a host-only build registered no device code HIP could load. */
     out->device_count = 0;
-    return tkhi_fail(TKH_ERR_NO_DEVICE, "this build has no device code (TOKITAI_HIP_DEVICE_CODE=OFF, "
-        "host code only): no kernel can run");
+    return tkhi_fail(TKH_ERR_NO_DEVICE, "no " TKHI_PLATFORM " GPU is usable: this build has no device "
+        "code (TOKITAI_HIP_DEVICE_CODE=OFF, host code only)");
 #endif
     hipError_t err = hipGetDeviceCount(&out->device_count);
     if (err != hipSuccess) {
