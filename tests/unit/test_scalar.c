@@ -1,6 +1,8 @@
 /* The f16 and bf16 conversions that the device and the oracle share: every f16 and bf16
- * value round-trips, ties round to even, and sampled f32 values round to the nearest f16
- * found by brute force over all finite f16 values. And which copy of the CPU checks runs. */
+ * value round-trips, ties round to even, sampled f32 values round to the nearest f16
+ * found by brute force over all finite f16 values, and the block conversions agree with
+ * one at a time. Built twice: in software, and with F16C (test_scalar_f16c, where the
+ * library's own are). And which copy of the CPU checks runs. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +13,10 @@
 
 #include "tokitai_hip/codegen/scalar.h"
 #include "tokitai_hip/tokitai_hip.h"
+
+#if defined(TKH_TEST_F16C) != defined(TKH_F16_HARDWARE)
+#error "test_scalar_f16c must test F16C's conversions, test_scalar the software ones"
+#endif
 
 static int is_nan16(uint16_t h, unsigned exp_mask, unsigned man_mask)
 {
@@ -99,6 +105,53 @@ static void f32_to_f16_is_nearest(void **state)
     }
 }
 
+/* The block conversions (8 at a time with F16C, then one at a time) against the scalar
+ * ones: every f16 value, and f32 values between each pair of neighbours (ties among
+ * them), in blocks of 1001 (ending in 1, starting at every offset modulo 8); and 0 to 19
+ * values from each of 8 offsets, nothing written past the end. */
+static void block_conversions_agree(void **state)
+{
+    (void)state;
+    static uint16_t h[0x10000], back[0x10000];
+    static float f[0x10000];
+    for (uint32_t i = 0; i < 0x10000; ++i)
+        h[i] = (uint16_t)i;
+    for (size_t at = 0; at < 0x10000; at += 1001) {
+        const size_t len = 0x10000 - at < 1001 ? 0x10000 - at : 1001;
+        tkh_f16_to_f32_n(h + at, f + at, len);
+        tkh_f32_to_f16_n(f + at, back + at, len);
+    }
+    for (uint32_t i = 0; i < 0x10000; ++i) {
+        const float one = tkh_f16_to_f32(h[i]);
+        assert_memory_equal(&f[i], &one, sizeof one);
+        assert_int_equal(back[i], tkh_f32_to_f16(f[i]));
+    }
+    /* rounding: a quarter, half and three quarters of the way to the next f16 up */
+    static float between[3 * 0x7C00];
+    static uint16_t rounded[3 * 0x7C00];
+    for (uint32_t i = 0; i < 0x7C00; ++i)
+        for (int q = 1; q <= 3; ++q) {
+            const double lo = tkh_f16_to_f32((uint16_t)i), hi = tkh_f16_to_f32((uint16_t)(i + 1));
+            between[3 * i + q - 1] = (float)(lo + (hi - lo) * q / 4);
+        }
+    for (size_t at = 0; at < 3 * 0x7C00; at += 1001)
+        tkh_f32_to_f16_n(between + at, rounded + at, 3 * 0x7C00 - at < 1001 ? 3 * 0x7C00 - at : 1001);
+    for (uint32_t i = 0; i < 3 * 0x7C00; ++i)
+        assert_int_equal(rounded[i], tkh_f32_to_f16(between[i]));
+    for (size_t at = 0; at < 8; ++at)
+        for (size_t len = 0; len <= 19; ++len) {
+            float g[20];
+            uint16_t r[20];
+            g[len] = -1.0f;
+            r[len] = 0xABCD;
+            tkh_f16_to_f32_n(h + 0x3C00 + at, g, len);
+            tkh_f32_to_f16_n(g, r, len);
+            for (size_t i = 0; i < len; ++i)
+                assert_int_equal(r[i], h[0x3C00 + at + i]);
+            assert_true(g[len] == -1.0f && r[len] == 0xABCD);
+        }
+}
+
 /* The level of the CPU checks that run: a clone only where the CMake option made them,
  * and then the highest this CPU supports. */
 static void host_check_level_follows_the_build(void **state)
@@ -122,6 +175,7 @@ int main(void)
         cmocka_unit_test(every_bf16_round_trips),
         cmocka_unit_test(f16_ties_round_to_even),
         cmocka_unit_test(f32_to_f16_is_nearest),
+        cmocka_unit_test(block_conversions_agree),
         cmocka_unit_test(host_check_level_follows_the_build),
     };
     return cmocka_run_group_tests_name("scalar", tests, NULL, NULL);

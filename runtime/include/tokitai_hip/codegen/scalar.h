@@ -216,7 +216,7 @@ static inline void tkh_f16_to_f32_n(const uint16_t *h, float *f, size_t n)
 {
     size_t i = 0;
 #if defined(TKH_F16_HARDWARE)
-    for (; i + 8 <= n; i += 8) {
+    for (; n - i >= 8; i += 8) {
         tkh_v8hi v;
         __builtin_memcpy(&v, h + i, sizeof v);
         const tkh_v8sf r = __builtin_ia32_vcvtph2ps256(v);
@@ -231,7 +231,7 @@ static inline void tkh_f32_to_f16_n(const float *f, uint16_t *h, size_t n)
 {
     size_t i = 0;
 #if defined(TKH_F16_HARDWARE)
-    for (; i + 8 <= n; i += 8) {
+    for (; n - i >= 8; i += 8) {
         tkh_v8sf v;
         __builtin_memcpy(&v, f + i, sizeof v);
         const tkh_v8hi r = __builtin_ia32_vcvtps2ph256(v, 0);
