@@ -109,6 +109,14 @@ static void f32_to_f16_is_nearest(void **state)
  * ones: every f16 value, and f32 values between each pair of neighbours (ties among
  * them), in blocks of 1001 (ending in 1, starting at every offset modulo 8); and 0 to 19
  * values from each of 8 offsets, nothing written past the end. */
+enum { BLOCK = 1001 };
+
+/* The length of the block at 'at' of n values. */
+static size_t block_len(size_t at, size_t n)
+{
+    return n - at < BLOCK ? n - at : BLOCK;
+}
+
 static void block_conversions_agree(void **state)
 {
     (void)state;
@@ -116,10 +124,9 @@ static void block_conversions_agree(void **state)
     static float f[0x10000];
     for (uint32_t i = 0; i < 0x10000; ++i)
         h[i] = (uint16_t)i;
-    for (size_t at = 0; at < 0x10000; at += 1001) {
-        const size_t len = 0x10000 - at < 1001 ? 0x10000 - at : 1001;
-        tkh_f16_to_f32_n(h + at, f + at, len);
-        tkh_f32_to_f16_n(f + at, back + at, len);
+    for (size_t at = 0; at < 0x10000; at += BLOCK) {
+        tkh_f16_to_f32_n(h + at, f + at, block_len(at, 0x10000));
+        tkh_f32_to_f16_n(f + at, back + at, block_len(at, 0x10000));
     }
     for (uint32_t i = 0; i < 0x10000; ++i) {
         const float one = tkh_f16_to_f32(h[i]);
@@ -129,13 +136,13 @@ static void block_conversions_agree(void **state)
     /* rounding: a quarter, half and three quarters of the way to the next f16 up */
     static float between[3 * 0x7C00];
     static uint16_t rounded[3 * 0x7C00];
-    for (uint32_t i = 0; i < 0x7C00; ++i)
-        for (int q = 1; q <= 3; ++q) {
-            const double lo = tkh_f16_to_f32((uint16_t)i), hi = tkh_f16_to_f32((uint16_t)(i + 1));
+    for (uint32_t i = 0; i < 0x7C00; ++i) {
+        const double lo = tkh_f16_to_f32((uint16_t)i), hi = tkh_f16_to_f32((uint16_t)(i + 1));
+        for (int q = 1; q <= 3; ++q)
             between[3 * i + q - 1] = (float)(lo + (hi - lo) * q / 4);
-        }
-    for (size_t at = 0; at < 3 * 0x7C00; at += 1001)
-        tkh_f32_to_f16_n(between + at, rounded + at, 3 * 0x7C00 - at < 1001 ? 3 * 0x7C00 - at : 1001);
+    }
+    for (size_t at = 0; at < 3 * 0x7C00; at += BLOCK)
+        tkh_f32_to_f16_n(between + at, rounded + at, block_len(at, 3 * 0x7C00));
     for (uint32_t i = 0; i < 3 * 0x7C00; ++i)
         assert_int_equal(rounded[i], tkh_f32_to_f16(between[i]));
     for (size_t at = 0; at < 8; ++at)
