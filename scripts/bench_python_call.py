@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The Python call's own cost on a small device call, [32, 32] + [32] f32 on torch's CUDA
 tensors: th.add(x, y, out=z) against torch.add(x, y, out=z), each timed on the host over
-many calls (the GPU is not the bottleneck at this size), medians of 20 runs.
+many calls (the GPU is not the bottleneck at this size), medians of 20 runs; ours also
+under Context(reports=False) and making its output. TOKITAI_HIP_EXTENSION=0: without the
+C call.
 Usage: TOKITAI_HIP_LIBRARY=build/runtime/libtokitai_hip.so PYTHONPATH=python \
     python3 scripts/bench_python_call.py"""
 import json
@@ -33,5 +35,8 @@ ours = per_call(lambda: th.add(x, y, out=z))
 torch.testing.assert_close(z, x + y)
 theirs = per_call(lambda: torch.add(x, y, out=z))
 allocating = per_call(lambda: th.add(x, y))
-print(json.dumps({"case": "add f32 [32, 32] + [32], device", "ours_out_s": ours, "ours_alloc_s": allocating,
-                  "torch_out_s": theirs, "ratio": ours / theirs}, indent=1))
+with th.Context(device=x.device.index or 0, device_oracle="off", reports=False):
+    quiet = per_call(lambda: th.add(x, y, out=z))
+print(json.dumps({"case": "add f32 [32, 32] + [32], device", "extension": th.extension_path, "ours_out_s": ours,
+                  "ours_quiet_out_s": quiet, "ours_alloc_s": allocating, "torch_out_s": theirs,
+                  "ratio": ours / theirs, "quiet_ratio": quiet / theirs}, indent=1))

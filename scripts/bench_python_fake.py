@@ -4,12 +4,15 @@ adds, well under a microsecond), median microseconds a call, as JSON:
 
   device      fake device arrays (tests/python/test_fake.py's OnDevice), out=, device oracle off
   device_quiet  the same under Context(reports=False): no report filled
+  described_quiet  the same over arrays described by their attributes as torch's are
+              (test_fake.Described, th._arrays.Attributes): no __dlpack__ call
   host        NumPy arrays on the checked host path, oracle off, out=
   c_call      tkh_tensor_call alone over the device arrays, its arguments built once
   c_call_report  the same with a report to fill
 
 PYTHONPATH chooses the package and TOKITAI_HIP_LIBRARY the fake library, so two versions
-of the package can be timed in one session (docs/python.md, Limits):
+of the package can be timed in one session, and TOKITAI_HIP_EXTENSION=0 leaves the C call
+out (docs/python.md, Limits):
   PYTHONPATH=python:tests/python TOKITAI_HIP_LIBRARY=build/tests/libtkh_python_fake.so \\
       /usr/bin/python3 scripts/bench_python_fake.py
 """
@@ -22,7 +25,7 @@ import time
 import numpy as np
 
 import tokitai_hip as th
-from test_fake import OnDevice
+from test_fake import Described, OnDevice
 
 n = th._native
 
@@ -55,7 +58,7 @@ def main():
     X, Y, Z = Dev(x), Dev(y), Dev(z)
     ctx = th.Context(oracle="off", device_oracle="off")
     th.set_default_context(ctx)
-    out = {"package": th.__file__, "library": th.library_path}
+    out = {"package": th.__file__, "library": th.library_path, "extension": th.extension_path}
     out["device"] = per_call(lambda: th.add(X, Y, out=Z))
     assert np.array_equal(z, x + y)
     try:
@@ -63,6 +66,13 @@ def main():
             out["device_quiet"] = per_call(lambda: th.add(X, Y, out=Z))
     except TypeError:  # a version without Context(reports=)
         out["device_quiet"] = None
+    row = th._arrays.TYPES["f32"]
+    th._arrays.EXPORTERS[Described] = th._arrays.Attributes(
+        {np.dtype(np.float32): th._arrays._key(row.dlpack_code, row.bits)}, "strided", 10, stream=lambda index: 0)
+    XD, YD, ZD = (Described(v, index=0) for v in (x, y, z))
+    with th.Context(oracle="off", device_oracle="off", reports=False):
+        out["described_quiet"] = per_call(lambda: th.add(XD, YD, out=ZD))
+    assert Described.dlpacks == 0
     w = np.empty_like(x)
     out["host"] = per_call(lambda: th.add(x, y, out=w))
     caps = [a.__dlpack__() for a in (x, y, z)]

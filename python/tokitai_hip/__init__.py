@@ -14,11 +14,12 @@ from ._context import Context, get_default_context, last_report, set_default_con
 from ._native import ERRORS as _ERRORS, Error
 
 __all__ = ["Context", "Catalog", "Error", "load", "last_report", "set_default_context",
-           "get_default_context", "device_report", "core", "library_path", "version"]
+           "get_default_context", "device_report", "core", "library_path", "extension_path", "version"]
 globals().update({cls.__name__: cls for cls in _ERRORS.values()})
 __all__ += [cls.__name__ for cls in _ERRORS.values()]
 
 library_path = _native.LIBRARY_PATH
+extension_path = _native.EXTENSION_PATH  # the C call's module, or None: calls in Python (docs/python.md)
 version = _native.tkh_version_string().decode()
 
 

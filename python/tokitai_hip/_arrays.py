@@ -76,41 +76,62 @@ def current_stream(obj, index):
     default), and whether it is obj's library's current stream: torch's and CuPy's, whose
     arrays are then ordered by the stream itself (their __dlpack__ is asked for no
     synchronization, stream=-1, which spares torch an event and a wait on every call)."""
-    lib = library(obj)
-    if lib == "torch":
-        import torch
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # 0.5 us against 7 for a Stream object
-        return (raw(index) if raw else torch.cuda.current_stream(index).cuda_stream), True
-    if lib == "cupy":
+    spec = attributes_for(type(obj))
+    if spec is not None and spec.stream is not None:
+        return spec.stream(index), True
+    if library(obj) == "cupy":
         import cupy
         with cupy.cuda.Device(index):
             return cupy.cuda.get_current_stream().ptr, True
     return 0, False  # JAX and others: the default stream, which __dlpack__(stream=) orders them on
 
 
-# Array types described from their own attributes instead of a DLPack capsule, where no
-# synchronization is asked (stream None or -1): exact type -> describe(obj), which gives
-# (data address, (DLPack device type, index), shape, strides in elements, our dtype key) or
-# None (that array then goes through __dlpack__). torch's is registered on its first array.
+class Attributes:
+    """How arrays of one type are described from their attributes instead of a DLPack capsule,
+    where no synchronization is asked: torch.Tensor's attributes as torch.to_dlpack reads them
+    (data_ptr(), shape, stride() in elements, dtype, get_device(): -1 on the CPU), and whether
+    DLPack would export the array as it is (requires_grad, layout, is_conj(), is_neg()).
+    keys: {the library's dtype object: our dtype key}; strided: the layout of a strided array;
+    gpu: the DLPack device type of its GPU arrays; stream(index): the library's current stream
+    there, as a pointer (None: current_stream's rules); empty(shape, our type name, like): a new
+    array on like's device (None: MAKERS). The C call (docs/python.md) reads the same fields."""
+
+    def __init__(self, keys, strided, gpu, stream=None, empty=None):
+        self.keys, self.strided, self.gpu, self.stream, self.empty = keys, strided, gpu, stream, empty
+
+    def describe(self, t):
+        """(data address, (DLPack device type, index), shape, strides, our dtype key), or None
+        where DLPack would refuse or copy t (it then goes through __dlpack__)."""
+        key = self.keys.get(t.dtype)
+        if key is None or t.requires_grad or t.layout != self.strided or t.is_conj() or t.is_neg():
+            return None
+        index = t.get_device()
+        return t.data_ptr(), ((self.gpu, index) if index >= 0 else (1, 0)), t.shape, t.stride(), key
+
+
+# Array types described from their attributes: exact type -> Attributes. torch's is
+# registered when attributes_for first meets its tensors.
 EXPORTERS = {}
 
 
-def _torch_describe():
-    """torch.Tensor's attributes as DLPack's export reads them (torch.to_dlpack): a strided
-    tensor of one of our types that DLPack would export (no gradient, no lazy conjugate or
-    negative bit)."""
+def _torch_attributes():
     import torch
     keys = {getattr(torch, LIB_NAME[name]): _key(row.dlpack_code, row.bits)
             for name, row in TYPES.items() if hasattr(torch, LIB_NAME[name])}
-    strided, gpu = torch.strided, ROCM if getattr(torch.version, "hip", None) else CUDA
+    dtypes = {name: getattr(torch, LIB_NAME[name]) for name in TYPES if hasattr(torch, LIB_NAME[name])}
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (  # 0.5 us against 7 for a Stream object
+        lambda index: torch.cuda.current_stream(index).cuda_stream)
+    empty = torch.empty
+    return Attributes(keys, torch.strided, ROCM if getattr(torch.version, "hip", None) else CUDA,
+                      stream=raw, empty=lambda shape, name, like: empty(shape, dtype=dtypes[name], device=like.device))
 
-    def describe(t):
-        key = keys.get(t.dtype)
-        if key is None or t.requires_grad or t.layout is not strided or t.is_conj() or t.is_neg():
-            return None
-        index = t.get_device()
-        return t.data_ptr(), ((gpu, index) if index >= 0 else (1, 0)), t.shape, t.stride(), key
-    return describe
+
+def attributes_for(tp):
+    """The Attributes of an array type, or None (its arrays go through __dlpack__)."""
+    spec = EXPORTERS.get(tp)
+    if spec is None and tp.__module__.partition(".")[0] == "torch" and tp.__name__ == "Tensor":
+        spec = EXPORTERS[tp] = _torch_attributes()
+    return spec
 
 
 class _Slots(threading.local):
@@ -146,14 +167,12 @@ def _described(obj, d, keep):
 
 def borrow(obj, stream, keep):
     """The address of obj's DLTensor, valid while 'keep' (a list) holds what owns it: obj
-    itself where EXPORTERS describes it (no synchronization asked), else the capsule, not
+    itself where its type has Attributes (no synchronization asked), else the capsule, not
     consumed, so that dropping it calls the producer's deleter (DLPack: a capsule still named
     "dltensor" is freed by its destructor)."""
     if stream is None or stream == -1:
-        describe = EXPORTERS.get(type(obj))
-        if describe is None and library(obj) == "torch" and type(obj).__name__ == "Tensor":
-            describe = EXPORTERS[type(obj)] = _torch_describe()
-        d = describe(obj) if describe is not None else None
+        spec = attributes_for(type(obj))
+        d = spec.describe(obj) if spec is not None else None
         if d is not None:
             address = _described(obj, d, keep)
             if address is not None:
@@ -248,6 +267,9 @@ def from_numpy_scalar(x, like):
 def make(like, shape, type_, device, value=None):
     """A new array of our type 'type_' and 'shape', made by the library of 'like' on its
     device: empty, or every element 'value' (a Python scalar that fits the type)."""
+    spec = attributes_for(type(like))
+    if value is None and spec is not None and spec.empty is not None:
+        return spec.empty(shape, type_, like)
     maker = MAKERS.get(library(like)) or (_numpy if device[0] in HOST else None)
     if maker is None:
         raise TypeError(f"cannot make arrays of {type(like).__name__} on the device: pass out= "

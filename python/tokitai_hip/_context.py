@@ -110,12 +110,34 @@ def context_for(ctx, device):
     return ctx
 
 
+class ThreadState(ctypes.Structure):
+    """A thread's last report and whether its last call filled it (the C call's
+    thread_state, when the package has it: both paths then fill the same one)."""
+    _fields_ = [("report", n.Report), ("filled", ctypes.c_int)]
+
+
+if n.EXTENSION and n.EXTENSION.thread_state()[1] != ctypes.sizeof(ThreadState):
+    raise ImportError(f"tokitai_hip: the C call {n.EXTENSION_PATH} keeps a thread's report in "
+                      f"{n.EXTENSION.thread_state()[1]} bytes, this package in {ctypes.sizeof(ThreadState)}: "
+                      "install the two from one build")
+
+
+def resolve(ctx, device):
+    """context_for's context as the C call needs it: (its handle as an int, whether calls fill
+    reports)."""
+    ctx = context_for(ctx, device)
+    return ctx.handle.value, ctx.reports
+
+
 class _Thread(threading.local):
-    """What a thread's calls reuse: its report, whether the last call filled it, and the
-    call's argument structures (the outputs' shapes, the tensor arguments and their arrays)."""
+    """What a thread's calls reuse: its report and whether the last call filled it (state),
+    and the call's argument structures (the outputs' shapes, the tensor arguments and their
+    arrays)."""
 
     def __init__(self):
-        self.report, self.filled = n.Report(), False
+        ext = n.EXTENSION
+        self.state = ThreadState.from_address(ext.thread_state()[0]) if ext else ThreadState()
+        self.report = self.state.report
         self.report_ref = ctypes.byref(self.report)
         self.shapes = (n.TensorShape * 4)()  # TKH_MAX_OUTPUTS
         self.args = n.TensorArgs()
@@ -135,6 +157,6 @@ def thread():
 def last_report():
     """The report of this thread's last call, as a dict (tkh_report_to_json), or None (no
     call yet, or the last one made none: Context(reports=False))."""
-    if not _tls.filled:
+    if not _tls.state.filled:
         return None
     return n.to_json("tkh_report_to_json", _tls.report)

@@ -203,6 +203,34 @@ def check_layout(mirrors, path):
 LAYOUT_CHECKED = check_layout(MIRRORS, LIBRARY_PATH)
 
 
+def _extension():
+    """The C call (python/extension/call.c; docs/python.md), or None: the file that
+    TOKITAI_HIP_EXTENSION names ("0": none), else the one installed in this package, else the
+    one beside the library (a build tree); built for this interpreter (its EXTENSION_SUFFIXES'
+    first, the full ABI tag), else not used."""
+    import importlib.machinery
+    import importlib.util
+    named = os.environ.get("TOKITAI_HIP_EXTENSION")
+    if named == "0":
+        return None, None
+    here, there = os.path.dirname(os.path.abspath(__file__)), os.path.dirname(LIBRARY_PATH)
+    found = [named] if named else [p for p in (os.path.join(d, "_tokitai_hip_call" + importlib.machinery.EXTENSION_SUFFIXES[0])
+                                               for d in (here, there) if d) if os.path.exists(p)]
+    if not found:
+        return None, None
+    spec = importlib.util.spec_from_file_location("tokitai_hip._tokitai_hip_call", found[0])
+    try:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except (ImportError, OSError, AttributeError) as e:
+        raise ImportError(f"tokitai_hip: cannot load the C call {found[0]} ({e}); TOKITAI_HIP_EXTENSION=0 "
+                          "goes without it") from e
+    return module, found[0]
+
+
+EXTENSION, EXTENSION_PATH = _extension()
+
+
 def to_json(fn, struct):
     """A report as a dict, through the library's own JSON (tkh_report_to_json)."""
     import json

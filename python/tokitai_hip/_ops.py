@@ -12,6 +12,11 @@ from . import _native as n
 
 _PY = {bool: "bool", int: "int", float: "float"}  # Python scalars that may stand for an array
 
+if n.EXTENSION:  # the C call's entry points and hooks (python/extension/call.c)
+    n.EXTENSION.setup(ctypes.cast(n.tkh_tensor_call, ctypes.c_void_p).value,
+                      ctypes.cast(n.tkh_tensor_output_shapes, ctypes.c_void_p).value,
+                      a.attributes_for, a.current_stream, a.make, c.resolve, n.error, c.last_report)
+
 
 def _py(name):
     """A parameter's name: the operand's, with '_' after a Python keyword (sum's "in")."""
@@ -189,7 +194,7 @@ class Op:
             _fill(tls, ins, out_ptrs, axes, keepdims)  # after every piece of Python code that could call us
             args = tls.args
             args.scalars, args.scalar_count, args.stream = parsed[1], len(scalars), stream or None
-            tls.filled = bool(fill_report)
+            tls.state.filled = bool(fill_report)
             status = n.tkh_tensor_call(handle, kp, tls.args_ref, tls.report_ref if fill_report else None)
             if status != 0:
                 raise n.error(status)
@@ -197,6 +202,19 @@ class Op:
             keep.clear()
         result = outs[0] if len(outs) == 1 else outs
         return (result, c.last_report()) if report else result
+
+    def kernel_for(self, keys, out_keys):
+        """The address of the kernel for the arrays' dtype keys (None: an optional input left
+        out) and out='s (None: none given), for the C call."""
+        ckey = (keys, None, out_keys)
+        kp = self.cache.get(ckey)
+        if kp is None:
+            kp = self.cache[ckey] = self._choose(*ckey)
+        return ctypes.addressof(kp.contents)
+
+    def scalar_pointers(self, kernel, values):
+        """_scalars for the kernel at address 'kernel', for the C call."""
+        return self._scalars(n.KernelInfo.from_address(kernel), values)
 
     def _weak(self, name, value, type_):
         """A Python scalar where an array of type_ goes: refused where NumPy 2 would promote
@@ -285,7 +303,7 @@ def _function(op):
     src = (f"def {fname}({', '.join(pos + ['*'] + kw)}):\n"
            f"    return _tkh_call({tup(op.in_names)}, {tup(op.sc_names)}, {'dtype' if op.needs_dtype else 'None'}, "
            f"{'axis' if op.kind in (1, 2) else 'None'}, {'keepdims' if op.kind == 1 else 'False'}, out, ctx, report)\n")
-    scope = {"_tkh_call": op.call}
+    scope = {"_tkh_call": n.EXTENSION.Caller(op, op.kind) if n.EXTENSION else op.call}
     exec(src, scope)
     fn = scope[fname]
     fn.__name__ = fn.__qualname__ = op.name

@@ -2,6 +2,8 @@
 functions and docstrings, argument, dtype and shape errors, NO_DEVICE, DLPack handling."""
 import ctypes
 import inspect
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -189,3 +191,19 @@ def test_scalars_parsed_once_for_each_value_keeping_the_sign():
     zero, negative = op._scalars(k, (0.0,))[0][0], op._scalars(k, (-0.0,))[0][0]
     assert bytes(zero) == b"\0\0\0\0" and bytes(negative) == b"\0\0\0\x80"  # -0.0 == 0.0, but not its bits
     assert op._scalars(k, (np.float32(0.5),)) is not op._scalars(k, (np.float32(0.5),))  # not a Python number
+
+
+def test_the_c_call_is_used_where_asked():
+    """TOKITAI_HIP_EXTENSION names the C call's module: the tests run with this build's (or
+    "0" where none was built for this interpreter); one that does not load stops the import."""
+    named = os.environ.get("TOKITAI_HIP_EXTENSION")
+    fn = next(iter(th.core.ops.values()))
+    call = fn.__globals__["_tkh_call"]
+    if named == "0":
+        assert th.extension_path is None and call == fn.op.call
+    else:
+        assert th.extension_path == named and type(call).__name__ == "Caller"
+    missing = "/nonexistent/_tokitai_hip_call.so"
+    bad = subprocess.run([sys.executable, "-c", "import tokitai_hip"], capture_output=True, text=True,
+                         env={**os.environ, "TOKITAI_HIP_EXTENSION": missing})
+    assert bad.returncode != 0 and f"cannot load the C call {missing}" in bad.stderr

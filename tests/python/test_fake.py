@@ -210,44 +210,71 @@ def test_reports_only_when_asked():
 
 
 class Described:
-    """A NumPy array passed through an exporter of its attributes (th._arrays.EXPORTERS), as
-    torch's tensors are: counts its __dlpack__ calls, which a described array never needs."""
-    dlpacks = 0
+    """A NumPy array with torch's attributes (th._arrays.Attributes), on the CPU (index -1) or
+    posing as the fake device's memory: counts its __dlpack__ calls, which a described array
+    never needs where no synchronization is asked."""
+    dlpacks, layout = 0, "strided"
 
-    def __init__(self, a, declined=False):
-        self.a, self.declined = a, declined
+    def __init__(self, a, declined=False, index=-1):
+        self.a, self.requires_grad, self.index = a, declined, index  # requires grad: DLPack refuses
+        self.shape, self.dtype, self._data = a.shape, a.dtype, a.ctypes.data  # read once, as torch keeps them
+        self._strides = tuple(s // a.itemsize for s in a.strides)
+
+    def data_ptr(self):
+        return self._data
+
+    def stride(self):
+        return self._strides
+
+    def get_device(self):
+        return self.index
+
+    def is_conj(self):
+        return False
+
+    def is_neg(self):
+        return False
 
     def __dlpack_device__(self):
-        return (1, 0)
+        return (1, 0) if self.index < 0 else (10, self.index)
 
     def __dlpack__(self, stream=None):
         Described.dlpacks += 1
-        return self.a.__dlpack__()
-
-
-def describe(o):
-    a = o.a
-    if o.declined:  # through __dlpack__
-        return None
-    row = th._arrays.TYPES[th._arrays.OURS[a.dtype.name]]
-    return a.ctypes.data, (1, 0), a.shape, tuple(s // a.itemsize for s in a.strides), th._arrays._key(row.dlpack_code, row.bits)
+        capsule = self.a.__dlpack__()
+        if self.index >= 0:
+            get = ctypes.pythonapi.PyCapsule_GetPointer
+            get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+            th._arrays.n.DLManagedTensor.from_address(get(capsule, b"dltensor")).dl_tensor.device.device_type = 10
+        return capsule
 
 
 def test_arrays_described_by_their_attributes():
-    th._arrays.EXPORTERS[Described] = describe
-    try:
-        Described.dlpacks = 0
-        a, b = f32(5, 8), f32(8, 5).T  # b a transposed view
-        out = np.full((5, 8), np.nan, np.float32)
-        with th.Context(oracle="full"):
-            th.add(Described(a), Described(b), out=Described(out))
-            np.testing.assert_array_equal(out, a + b)
-            assert th.last_report()["cpu_oracle_matches"] is True
-            th.add(Described(a), Described(np.array(2, np.float32)), out=Described(out))  # a 0-d array
-            np.testing.assert_array_equal(out, a + np.float32(2))
-            assert Described.dlpacks == 0
-            th.add(Described(a, True), Described(b), out=Described(out, True))
-            np.testing.assert_array_equal(out, a + b)
-            assert Described.dlpacks == 2
-    finally:
-        del th._arrays.EXPORTERS[Described]
+    row = th._arrays.TYPES["f32"]
+    made = []
+
+    def empty(shape, name, like):
+        made.append(Described(np.empty(shape, th._arrays.LIB_NAME[name]), index=like.index))
+        return made[-1]
+    # read at the type's first call (the C call keeps it), so registered once for the session
+    th._arrays.EXPORTERS[Described] = th._arrays.Attributes(
+        {np.dtype(np.float32): th._arrays._key(row.dlpack_code, row.bits)}, "strided", 10,
+        stream=lambda index: 0, empty=empty)
+    Described.dlpacks = 0
+    a, b = f32(5, 8), f32(8, 5).T  # b a transposed view
+    out = np.full((5, 8), np.nan, np.float32)
+    with th.Context(oracle="full", device_oracle="full"):
+        th.add(Described(a), Described(b), out=Described(out))
+        np.testing.assert_array_equal(out, a + b)
+        assert th.last_report()["cpu_oracle_matches"] is True
+        th.add(Described(a), Described(np.array(2, np.float32)), out=Described(out))  # a 0-d array
+        np.testing.assert_array_equal(out, a + np.float32(2))
+        y = th.add(Described(a, index=0), Described(b, index=0))  # on the device: made by empty
+        assert made == [y] and y.index == 0
+        np.testing.assert_array_equal(y.a, a + b)
+        assert th.last_report()["cpu_oracle_matches"] is True
+        assert Described.dlpacks == 0
+        th.add(Described(a, True), Described(b), out=Described(out, True))
+        np.testing.assert_array_equal(out, a + b)
+        assert Described.dlpacks == 2
+        with pytest.raises(th.NotFound, match="no kernel"):  # a dtype the attributes do not know
+            th.add(Described(a), Described(a.astype(np.float64)), out=Described(out))

@@ -1,0 +1,720 @@
+/* tokitai_hip._tokitai_hip_call: Op.call (python/tokitai_hip/_ops.py) in C, for the calls
+ * that pass arrays: their DLTensors, the kernel, the axes, the outputs, the library's call
+ * and its error, without a Python frame or a ctypes structure per piece (docs/python.md,
+ * "The C call"). Every other call (a Python or NumPy scalar where an array goes, dtype=,
+ * axes that are not ints, an array that __dlpack__ refuses) goes to Op.call itself, which
+ * gives the same results and the same errors. What needs the array libraries or the
+ * package's state (the current stream of arrays without attributes, making an output,
+ * the kernel for new dtypes, the scalars, the context, the exception of a status) is asked
+ * of the package through the hooks it sets.
+ *
+ * The library's entry points come as addresses from the package's ctypes handle, so this
+ * module works with whichever library the package opened and links to none. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include <dlpack/dlpack.h>
+
+#include "tokitai_hip/tensor.h"
+
+static __typeof__(tkh_tensor_call) *tensor_call;
+static __typeof__(tkh_tensor_output_shapes) *output_shapes;
+
+/* The thread's last report and whether the last call filled it: the memory the package's
+ * last_report() reads (_context._ThreadState has this layout). */
+typedef struct thread_state {
+    tkh_report report;
+    int filled;
+} thread_state;
+static _Thread_local thread_state thread;
+
+/* The package's hooks (set_hooks). */
+static PyObject *hook_attributes;     /* attributes_for(type) -> Attributes or None */
+static PyObject *hook_current_stream; /* current_stream(obj, index) -> (pointer, own) */
+static PyObject *hook_make;           /* make(like, shape, type name, device) -> array */
+static PyObject *hook_context;        /* resolve(ctx, device index or None) -> (handle, reports) */
+static PyObject *hook_error;          /* error(status) -> exception */
+static PyObject *hook_last_report;    /* last_report() -> dict */
+
+static PyObject *str_dlpack, *str_dlpack_device, *str_stream, *str_requires_grad, *str_dtype,
+    *str_layout, *str_is_conj, *str_is_neg, *str_get_device, *str_data_ptr, *str_shape,
+    *str_stride, *str_kernel_for, *str_scalar_pointers;
+
+enum { FAILED = -1, FALL_BACK = 0, DONE = 1 };
+enum { HOST_CPU = kDLCPU, GPU_CUDA = kDLCUDA };
+
+/* Array types described from their attributes as torch.to_dlpack exports them
+ * (_arrays.Attributes), looked up by exact type; spec NULL: a type without. */
+typedef struct described_type {
+    PyTypeObject *type;
+    PyObject *spec, *keys, *strided, *stream, *empty;
+    int gpu;
+} described_type;
+static described_type described[8];
+static int described_count;
+
+static const described_type *described_for(PyTypeObject *type)
+{
+    for (int i = 0; i < described_count; ++i)
+        if (described[i].type == type)
+            return described[i].spec ? &described[i] : NULL;
+    if (described_count == (int)(sizeof described / sizeof described[0]))
+        return NULL; /* more array types than rows: the rest through __dlpack__ */
+    PyObject *spec = PyObject_CallOneArg(hook_attributes, (PyObject *)type);
+    if (!spec) {
+        PyErr_Clear();
+        return NULL;
+    }
+    described_type row = { .type = type };
+    if (spec != Py_None) {
+        PyObject *gpu = PyObject_GetAttrString(spec, "gpu");
+        row.keys = PyObject_GetAttrString(spec, "keys");
+        row.strided = PyObject_GetAttrString(spec, "strided");
+        row.stream = PyObject_GetAttrString(spec, "stream");
+        row.empty = PyObject_GetAttrString(spec, "empty");
+        row.gpu = gpu ? (int)PyLong_AsLong(gpu) : -1;
+        Py_XDECREF(gpu);
+        if (!row.keys || !PyDict_Check(row.keys) || !row.strided || !row.stream || !row.empty || PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_XDECREF(row.keys), Py_XDECREF(row.strided), Py_XDECREF(row.stream), Py_XDECREF(row.empty);
+            Py_DECREF(spec);
+            return NULL; /* not cached: asked again, through __dlpack__ meanwhile */
+        }
+        row.spec = spec;
+    } else {
+        Py_DECREF(spec);
+    }
+    Py_INCREF(type);
+    described[described_count] = row;
+    return row.spec ? &described[described_count++] : (described_count++, NULL);
+}
+
+/* One call's arrays: the DLTensors made from attributes, the capsules and objects held
+ * until the call returns. */
+typedef struct call_state {
+    DLTensor tensors[TKH_MAX_ARRAYS];
+    int64_t dims[TKH_MAX_ARRAYS][2][TKH_MAX_DIMS];
+    unsigned described;
+    PyObject *held[TKH_MAX_ARRAYS + TKH_MAX_OUTPUTS + 2];
+    unsigned held_count;
+} call_state;
+
+static void hold(call_state *st, PyObject *obj) /* steals obj */
+{
+    st->held[st->held_count++] = obj;
+}
+
+static int truth(PyObject *obj, PyObject *name, int *value) /* obj.name, or obj.name() */
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v && PyCallable_Check(v)) {
+        PyObject *r = PyObject_CallNoArgs(v);
+        Py_DECREF(v);
+        v = r;
+    }
+    if (!v)
+        return -1;
+    *value = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return *value < 0 ? -1 : 0;
+}
+
+static int int_tuple(PyObject *seq, int64_t *out, int *count)
+{
+    if (!PyTuple_Check(seq) || PyTuple_GET_SIZE(seq) > TKH_MAX_DIMS)
+        return FALL_BACK;
+    *count = (int)PyTuple_GET_SIZE(seq);
+    for (int i = 0; i < *count; ++i) {
+        out[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
+        if (out[i] == -1 && PyErr_Occurred())
+            return FAILED;
+    }
+    return DONE;
+}
+
+/* A described array's device: (gpu, get_device()), or the CPU for get_device() -1. */
+static int described_device(const described_type *d, PyObject *obj, int *type, int *index)
+{
+    PyObject *i = PyObject_CallMethodNoArgs(obj, str_get_device);
+    if (!i)
+        return FAILED;
+    long v = PyLong_AsLong(i);
+    Py_DECREF(i);
+    if (v == -1 && PyErr_Occurred())
+        return FAILED;
+    *type = v >= 0 ? d->gpu : HOST_CPU;
+    *index = v >= 0 ? (int)v : 0;
+    return DONE;
+}
+
+/* obj's DLTensor from its attributes, as _arrays.Attributes.describe: FALL_BACK where
+ * DLPack would refuse or copy it (the caller then asks __dlpack__). */
+static int describe(const described_type *d, PyObject *obj, call_state *st, DLTensor **out)
+{
+    int flag;
+    if (truth(obj, str_requires_grad, &flag) < 0)
+        return FAILED;
+    if (flag)
+        return FALL_BACK;
+    PyObject *dtype = PyObject_GetAttr(obj, str_dtype);
+    if (!dtype)
+        return FAILED;
+    PyObject *key = PyDict_GetItemWithError(d->keys, dtype); /* borrowed */
+    Py_DECREF(dtype);
+    if (!key)
+        return PyErr_Occurred() ? FAILED : FALL_BACK;
+    PyObject *layout = PyObject_GetAttr(obj, str_layout);
+    if (!layout)
+        return FAILED;
+    int strided = PyObject_RichCompareBool(layout, d->strided, Py_EQ);
+    Py_DECREF(layout);
+    if (strided <= 0)
+        return strided < 0 ? FAILED : FALL_BACK;
+    if (truth(obj, str_is_conj, &flag) < 0)
+        return FAILED;
+    if (flag)
+        return FALL_BACK;
+    if (truth(obj, str_is_neg, &flag) < 0)
+        return FAILED;
+    if (flag)
+        return FALL_BACK;
+    DLTensor *t = &st->tensors[st->described];
+    int64_t *shape = st->dims[st->described][0], *strides = st->dims[st->described][1];
+    int type, index, nd, nd_strides;
+    if (described_device(d, obj, &type, &index) != DONE)
+        return FAILED;
+    PyObject *data = PyObject_CallMethodNoArgs(obj, str_data_ptr);
+    if (!data)
+        return FAILED;
+    void *address = PyLong_AsVoidPtr(data);
+    Py_DECREF(data);
+    if (!address && PyErr_Occurred())
+        return FAILED;
+    PyObject *dims = PyObject_GetAttr(obj, str_shape);
+    if (!dims)
+        return FAILED;
+    int r = int_tuple(dims, shape, &nd);
+    Py_DECREF(dims);
+    if (r != DONE)
+        return r;
+    PyObject *steps = PyObject_CallMethodNoArgs(obj, str_stride);
+    if (!steps)
+        return FAILED;
+    r = int_tuple(steps, strides, &nd_strides);
+    Py_DECREF(steps);
+    if (r != DONE || nd_strides != nd)
+        return r == DONE ? FALL_BACK : r;
+    uint32_t k = (uint32_t)PyLong_AsUnsignedLong(key);
+    if (PyErr_Occurred())
+        return FAILED;
+    *t = (DLTensor){ .data = address, .device = { (DLDeviceType)type, index }, .ndim = nd,
+                     .shape = shape, .strides = strides };
+    memcpy(&t->dtype, &k, sizeof k);
+    st->described++;
+    *out = t;
+    return DONE;
+}
+
+/* How an array's __dlpack__ is asked: not at all given (host), or stream=value (-1: no
+ * synchronization). */
+typedef struct stream_ask {
+    int given;
+    long long value;
+} stream_ask;
+
+/* obj's DLTensor: described where its type has attributes and no synchronization is
+ * asked, else from its capsule, held (not consumed) until the call returns. FALL_BACK for
+ * what Op.call handles (no __dlpack__, NumPy's read-only arrays). */
+static int borrow(PyObject *obj, stream_ask ask, call_state *st, DLTensor **out)
+{
+    if (!ask.given || ask.value == -1) {
+        const described_type *d = described_for(Py_TYPE(obj));
+        if (d) {
+            int r = describe(d, obj, st, out);
+            if (r != FALL_BACK)
+                return r;
+        }
+    }
+    PyObject *capsule;
+    if (!ask.given) {
+        capsule = PyObject_CallMethodNoArgs(obj, str_dlpack);
+    } else {
+        PyObject *method = PyObject_GetAttr(obj, str_dlpack);
+        capsule = NULL;
+        if (method) {
+            PyObject *kw = Py_BuildValue("{OL}", str_stream, ask.value);
+            PyObject *none = PyTuple_New(0);
+            capsule = kw && none ? PyObject_Call(method, none, kw) : NULL;
+            Py_XDECREF(kw), Py_XDECREF(none), Py_DECREF(method);
+        }
+    }
+    if (!capsule) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError) || PyErr_ExceptionMatches(PyExc_BufferError)) {
+            PyErr_Clear();
+            return FALL_BACK;
+        }
+        return FAILED;
+    }
+    hold(st, capsule);
+    *out = PyCapsule_GetPointer(capsule, "dltensor");
+    return *out ? DONE : FAILED;
+}
+
+/* One op's calls: the Python Op (its call for what this does not take, kernel_for and
+ * scalar_pointers) and the kernels already chosen, by the arrays' dtype keys. */
+typedef struct cached_kernel {
+    uint32_t keys[TKH_MAX_ARRAYS]; /* the inputs' (0: an optional one left out), then out='s */
+    unsigned out_count;            /* out= arrays (0: made by the call) */
+    const tkh_kernel_info *kernel;
+} cached_kernel;
+
+typedef struct caller {
+    PyObject_HEAD
+    PyObject *op, *fallback;
+    int kind; /* shape_kind: 0 elementwise, 1 reduction, 2 normalization, 3 matrix product */
+    cached_kernel cache[16];
+    unsigned cached, next;
+} caller;
+
+static const tkh_kernel_info *kernel_for(caller *self, const uint32_t *keys, unsigned n_in, unsigned n_out)
+{
+    for (unsigned i = 0; i < self->cached; ++i) {
+        const cached_kernel *c = &self->cache[i];
+        if (c->out_count == n_out && !memcmp(c->keys, keys, (n_in + n_out) * sizeof keys[0]))
+            return c->kernel;
+    }
+    PyObject *ins = PyTuple_New(n_in), *outs = n_out ? PyTuple_New(n_out) : Py_NewRef(Py_None);
+    if (!ins || !outs)
+        goto fail;
+    for (unsigned i = 0; i < n_in + n_out; ++i) {
+        PyObject *v = i < n_in && !keys[i] ? Py_NewRef(Py_None) : PyLong_FromUnsignedLong(keys[i]);
+        if (!v)
+            goto fail;
+        PyTuple_SET_ITEM(i < n_in ? ins : outs, i < n_in ? i : i - n_in, v);
+    }
+    PyObject *address = PyObject_CallMethodObjArgs(self->op, str_kernel_for, ins, outs, NULL);
+    Py_DECREF(ins), Py_DECREF(outs);
+    if (!address)
+        return NULL;
+    const tkh_kernel_info *k = PyLong_AsVoidPtr(address);
+    Py_DECREF(address);
+    if (!k)
+        return NULL;
+    cached_kernel *slot = &self->cache[self->cached < 16 ? self->cached++ : self->next++ % 16];
+    memcpy(slot->keys, keys, (n_in + n_out) * sizeof keys[0]);
+    slot->out_count = n_out;
+    slot->kernel = k;
+    return k;
+fail:
+    Py_XDECREF(ins), Py_XDECREF(outs);
+    return NULL;
+}
+
+static uint32_t dtype_key(const DLTensor *t)
+{
+    uint32_t k;
+    memcpy(&k, &t->dtype, sizeof k);
+    return k;
+}
+
+/* The axes as the library takes them (kind 1: None -> NULL, an int, a tuple or list of
+ * ints; kind 2: one int); FALL_BACK for the rest, which Op.call words. */
+static int axes_of(int kind, PyObject *axis, int64_t *axes, unsigned *count, int *none)
+{
+    *count = 0, *none = 0;
+    if (kind != 1 && kind != 2)
+        return DONE;
+    if (kind == 1 && axis == Py_None) {
+        *none = 1;
+        return DONE;
+    }
+    if (PyLong_Check(axis)) {
+        int overflow;
+        axes[0] = PyLong_AsLongLongAndOverflow(axis, &overflow);
+        *count = 1;
+        return overflow ? FALL_BACK : axes[0] == -1 && PyErr_Occurred() ? FAILED : DONE;
+    }
+    if (kind == 2 || !(PyTuple_Check(axis) || PyList_Check(axis)) || PySequence_Fast_GET_SIZE(axis) > TKH_MAX_DIMS)
+        return FALL_BACK;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(axis); ++i) {
+        PyObject *a = PySequence_Fast_GET_ITEM(axis, i);
+        int overflow;
+        if (!PyLong_Check(a))
+            return FALL_BACK;
+        axes[i] = PyLong_AsLongLongAndOverflow(a, &overflow);
+        if (overflow)
+            return FALL_BACK;
+    }
+    *count = (unsigned)PySequence_Fast_GET_SIZE(axis);
+    return DONE;
+}
+
+/* An output the library's planner shaped, made by the first array's library on its device. */
+static PyObject *make_output(const described_type *d, PyObject *first, const tkh_tensor_shape *shape,
+                             const char *type, PyObject *device)
+{
+    PyObject *dims = PyTuple_New(shape->ndim), *name = PyUnicode_FromString(type), *made = NULL;
+    if (!dims || !name)
+        goto done;
+    for (int i = 0; i < shape->ndim; ++i) {
+        PyObject *v = PyLong_FromLongLong(shape->shape[i]);
+        if (!v)
+            goto done;
+        PyTuple_SET_ITEM(dims, i, v);
+    }
+    made = d && d->empty != Py_None ? PyObject_CallFunctionObjArgs(d->empty, dims, name, first, NULL)
+                                    : PyObject_CallFunctionObjArgs(hook_make, first, dims, name, device, NULL);
+done:
+    Py_XDECREF(dims), Py_XDECREF(name);
+    return made;
+}
+
+/* Op.call for arrays: DONE with *result set, FALL_BACK (nothing done that shows), or FAILED
+ * with the exception set. */
+static int call(caller *self, PyObject *const *a, call_state *st, PyObject **result)
+{
+    PyObject *ins = a[0], *scalars = a[1], *dtype = a[2], *axis = a[3], *keepdims = a[4], *out = a[5],
+             *ctx = a[6], *want_report = a[7];
+    if (!PyTuple_Check(ins) || !PyTuple_Check(scalars) || dtype != Py_None)
+        return FALL_BACK;
+    unsigned n_in = (unsigned)PyTuple_GET_SIZE(ins), n_out = 0;
+    if (n_in > TKH_MAX_INPUTS)
+        return FALL_BACK;
+    PyObject *first = NULL;
+    for (unsigned i = 0; i < n_in; ++i) {
+        PyObject *x = PyTuple_GET_ITEM(ins, i);
+        if (PyLong_Check(x) || PyFloat_Check(x))
+            return FALL_BACK; /* a Python scalar where an array goes (bool is an int) */
+        if (x != Py_None && !first)
+            first = x;
+    }
+    if (!first)
+        return FALL_BACK;
+
+    /* The device, the stream and how each array's __dlpack__ is asked (Op.call's rules). */
+    const described_type *d = described_for(Py_TYPE(first));
+    int dev_type, dev_index, own = 0;
+    long long stream = 0;
+    if (d) {
+        if (described_device(d, first, &dev_type, &dev_index) != DONE)
+            return FAILED;
+    } else {
+        PyObject *dev = PyObject_CallMethodNoArgs(first, str_dlpack_device);
+        if (!dev) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                return FAILED;
+            PyErr_Clear();
+            return FALL_BACK; /* a NumPy scalar, or no array at all */
+        }
+        int ok = PyArg_ParseTuple(dev, "ii", &dev_type, &dev_index);
+        Py_DECREF(dev);
+        if (!ok)
+            return FAILED;
+    }
+    int host = dev_type == kDLCPU || dev_type == kDLCUDAHost || dev_type == kDLROCMHost;
+    if (!host) {
+        PyObject *s = d && d->stream != Py_None ? PyObject_CallFunction(d->stream, "i", dev_index)
+                                                : PyObject_CallFunction(hook_current_stream, "Oi", first, dev_index);
+        if (!s)
+            return FAILED;
+        if (d && d->stream != Py_None) {
+            stream = PyLong_AsLongLong(s);
+            own = 1;
+        } else if (!PyArg_ParseTuple(s, "Lp", &stream, &own)) {
+            Py_DECREF(s);
+            return FAILED;
+        }
+        Py_DECREF(s);
+        if (stream == -1 && PyErr_Occurred())
+            return FAILED;
+    }
+    stream_ask sync = { !host, stream ? stream : dev_type == GPU_CUDA ? 1 : 0 };
+    stream_ask mine = { !host, own ? -1 : sync.value };
+
+    DLTensor *tensors[TKH_MAX_ARRAYS] = { 0 };
+    uint32_t keys[TKH_MAX_ARRAYS] = { 0 };
+    for (unsigned i = 0; i < n_in; ++i) {
+        PyObject *x = PyTuple_GET_ITEM(ins, i);
+        if (x == Py_None)
+            continue;
+        int r = borrow(x, Py_TYPE(x) == Py_TYPE(first) ? mine : sync, st, &tensors[i]);
+        if (r != DONE)
+            return r;
+        keys[i] = dtype_key(tensors[i]);
+    }
+    PyObject *outs = NULL;
+    if (out != Py_None) {
+        outs = PyTuple_Check(out) || PyList_Check(out) ? PySequence_Tuple(out) : PyTuple_Pack(1, out);
+        if (!outs)
+            return FAILED;
+        hold(st, outs);
+        n_out = (unsigned)PyTuple_GET_SIZE(outs);
+        if (n_out > TKH_MAX_OUTPUTS)
+            return FALL_BACK;
+        for (unsigned o = 0; o < n_out; ++o) {
+            PyObject *x = PyTuple_GET_ITEM(outs, o);
+            int r = borrow(x, Py_TYPE(x) == Py_TYPE(first) ? mine : sync, st, &tensors[n_in + o]);
+            if (r != DONE)
+                return r;
+            keys[n_in + o] = dtype_key(tensors[n_in + o]);
+        }
+    }
+    int64_t axes[TKH_MAX_DIMS];
+    unsigned axis_count;
+    int every_axis;
+    int r = axes_of(self->kind, axis, axes, &axis_count, &every_axis);
+    if (r != DONE)
+        return r;
+    const tkh_kernel_info *k = kernel_for(self, keys, n_in, n_out);
+    if (!k)
+        return FAILED;
+    tkh_status status;
+    int keep = self->kind == 1 ? PyObject_IsTrue(keepdims) : 0;
+    if (keep < 0)
+        return FAILED;
+    tkh_tensor_args args = {
+        .inputs = (const DLTensor *const *)tensors, .input_count = n_in,
+        .outputs = (const DLTensor *const *)tensors + n_in, .output_count = n_out,
+        .axes = every_axis ? NULL : axes, .axis_count = axis_count, .keepdims = keep,
+        .stream = host ? NULL : (tkh_stream)(intptr_t)stream,
+    };
+    if (!outs) { /* made like the first array, of the shapes the library's planner requires */
+        tkh_tensor_shape shapes[TKH_MAX_OUTPUTS];
+        status = output_shapes(k, &args, shapes);
+        if (status != TKH_OK)
+            goto failed_status;
+        PyObject *device = Py_BuildValue("(ii)", dev_type, dev_index);
+        if (!device || !(outs = PyTuple_New(k->output_count))) {
+            Py_XDECREF(device);
+            return FAILED;
+        }
+        hold(st, outs);
+        for (unsigned o = 0; o < k->output_count; ++o) {
+            PyObject *made = make_output(d, first, &shapes[o], k->outputs[o].type, device);
+            if (!made) {
+                Py_DECREF(device);
+                return FAILED;
+            }
+            PyTuple_SET_ITEM(outs, o, made);
+            if ((r = borrow(made, mine, st, &tensors[n_in + o])) != DONE) {
+                Py_DECREF(device);
+                if (r == FALL_BACK)
+                    PyErr_Format(PyExc_TypeError, "an output made for %s has no __dlpack__", k->op);
+                return FAILED;
+            }
+        }
+        Py_DECREF(device);
+        args.output_count = k->output_count;
+    }
+    Py_buffer pointers = { 0 };
+    if (PyTuple_GET_SIZE(scalars)) { /* the library's values, parsed by the package */
+        PyObject *kernel = PyLong_FromVoidPtr((void *)k);
+        PyObject *parsed = kernel ? PyObject_CallMethodObjArgs(self->op, str_scalar_pointers, kernel, scalars, NULL)
+                                  : NULL;
+        Py_XDECREF(kernel);
+        if (!parsed)
+            return FAILED;
+        hold(st, parsed);
+        if (!PyTuple_Check(parsed) || PyTuple_GET_SIZE(parsed) != 2) {
+            PyErr_SetString(PyExc_TypeError, "scalar_pointers: expected (values, pointers)");
+            return FAILED;
+        }
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(parsed, 1), &pointers, PyBUF_SIMPLE) < 0)
+            return FAILED;
+        args.scalars = pointers.buf;
+        args.scalar_count = (unsigned)PyTuple_GET_SIZE(scalars);
+    }
+    PyObject *index = host ? Py_NewRef(Py_None) : PyLong_FromLong(dev_index);
+    PyObject *context = index ? PyObject_CallFunctionObjArgs(hook_context, ctx, index, NULL) : NULL;
+    Py_XDECREF(index);
+    if (!context)
+        goto failed_buffer;
+    hold(st, context);
+    if (!PyTuple_Check(context) || PyTuple_GET_SIZE(context) != 2) {
+        PyErr_SetString(PyExc_TypeError, "the context hook: expected (handle, reports)");
+        goto failed_buffer;
+    }
+    void *handle = PyLong_AsVoidPtr(PyTuple_GET_ITEM(context, 0));
+    int reports = PyObject_IsTrue(PyTuple_GET_ITEM(context, 1));
+    if ((!handle && PyErr_Occurred()) || reports < 0)
+        goto failed_buffer;
+    int fill = reports;
+    if (!fill && (fill = PyObject_IsTrue(want_report)) < 0)
+        goto failed_buffer;
+    Py_BEGIN_ALLOW_THREADS
+    status = tensor_call(handle, k, &args, fill ? &thread.report : NULL);
+    Py_END_ALLOW_THREADS
+    thread.filled = fill;
+    if (pointers.buf)
+        PyBuffer_Release(&pointers);
+    if (status != TKH_OK)
+        goto failed_status;
+    PyObject *value = PyTuple_GET_SIZE(outs) == 1 ? Py_NewRef(PyTuple_GET_ITEM(outs, 0)) : Py_NewRef(outs);
+    r = PyObject_IsTrue(want_report);
+    if (r > 0) {
+        PyObject *report = PyObject_CallNoArgs(hook_last_report);
+        *result = report ? PyTuple_Pack(2, value, report) : NULL;
+        Py_XDECREF(report);
+        Py_DECREF(value);
+    } else {
+        *result = r < 0 ? (Py_DECREF(value), NULL) : value;
+    }
+    return *result ? DONE : FAILED;
+
+failed_buffer:
+    if (pointers.buf)
+        PyBuffer_Release(&pointers);
+    return FAILED;
+failed_status:;
+    PyObject *e = PyObject_CallFunction(hook_error, "i", (int)status);
+    if (e) {
+        PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+        Py_DECREF(e);
+    }
+    return FAILED;
+}
+
+static void release(call_state *st)
+{
+    for (unsigned i = 0; i < st->held_count; ++i)
+        Py_DECREF(st->held[i]);
+    st->held_count = 0;
+}
+
+static PyObject *caller_call(caller *self, PyObject *args, PyObject *kwargs)
+{
+    if ((kwargs && PyDict_GET_SIZE(kwargs)) || PyTuple_GET_SIZE(args) != 8) {
+        PyErr_SetString(PyExc_TypeError, "Caller: expected (arrays, scalars, dtype, axis, keepdims, out, ctx, report)");
+        return NULL;
+    }
+    if (!tensor_call) {
+        PyErr_SetString(PyExc_RuntimeError, "tokitai_hip's C call: setup() was not called");
+        return NULL;
+    }
+    call_state st;
+    st.described = st.held_count = 0;
+    PyObject *result = NULL;
+    int r = call(self, &PyTuple_GET_ITEM(args, 0), &st, &result);
+    release(&st);
+    if (r == FALL_BACK)
+        return PyObject_Call(self->fallback, args, NULL);
+    return r == DONE ? result : NULL;
+}
+
+static int caller_init(caller *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *op;
+    int kind;
+    static char *names[] = { "op", "kind", NULL };
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi:Caller", names, &op, &kind))
+        return -1;
+    PyObject *fallback = PyObject_GetAttrString(op, "call");
+    if (!fallback)
+        return -1;
+    Py_XSETREF(self->op, Py_NewRef(op));
+    Py_XSETREF(self->fallback, fallback);
+    self->kind = kind;
+    self->cached = self->next = 0;
+    return 0;
+}
+
+static int caller_traverse(caller *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->op);
+    Py_VISIT(self->fallback);
+    return 0;
+}
+
+static int caller_clear(caller *self)
+{
+    Py_CLEAR(self->op);
+    Py_CLEAR(self->fallback);
+    return 0;
+}
+
+static void caller_dealloc(caller *self)
+{
+    PyObject_GC_UnTrack(self);
+    caller_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject caller_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tokitai_hip._tokitai_hip_call.Caller",
+    .tp_doc = PyDoc_STR("Caller(op, kind): op.call(arrays, scalars, dtype, axis, keepdims, out, ctx, report) "
+                        "in C for arrays; other calls go to op.call."),
+    .tp_basicsize = sizeof(caller),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)caller_init,
+    .tp_call = (ternaryfunc)caller_call,
+    .tp_traverse = (traverseproc)caller_traverse,
+    .tp_clear = (inquiry)caller_clear,
+    .tp_dealloc = (destructor)caller_dealloc,
+};
+
+static PyObject *setup(PyObject *module, PyObject *args)
+{
+    (void)module;
+    unsigned long long call_address, shapes_address;
+    PyObject *hooks[6];
+    if (!PyArg_ParseTuple(args, "KKOOOOOO:setup", &call_address, &shapes_address, &hooks[0], &hooks[1],
+                          &hooks[2], &hooks[3], &hooks[4], &hooks[5]))
+        return NULL;
+    for (int i = 0; i < 6; ++i)
+        if (!PyCallable_Check(hooks[i])) {
+            PyErr_Format(PyExc_TypeError, "setup: hook %d is not callable", i);
+            return NULL;
+        }
+    tensor_call = (__typeof__(tensor_call))(uintptr_t)call_address;
+    output_shapes = (__typeof__(output_shapes))(uintptr_t)shapes_address;
+    PyObject **slots[] = { &hook_attributes, &hook_current_stream, &hook_make, &hook_context, &hook_error,
+                           &hook_last_report };
+    for (int i = 0; i < 6; ++i)
+        Py_XSETREF(*slots[i], Py_NewRef(hooks[i]));
+    Py_RETURN_NONE;
+}
+
+static PyObject *thread_state_of(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return Py_BuildValue("(Nn)", PyLong_FromVoidPtr(&thread), (Py_ssize_t)sizeof thread);
+}
+
+static PyMethodDef methods[] = {
+    { "setup", setup, METH_VARARGS,
+      PyDoc_STR("setup(tkh_tensor_call, tkh_tensor_output_shapes, attributes_for, current_stream, make, "
+                "context, error, last_report): the library's entry points (addresses) and the package's hooks") },
+    { "thread_state", thread_state_of, METH_NOARGS,
+      PyDoc_STR("thread_state() -> (address, size) of this thread's report and its 'filled' flag") },
+    { NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, .m_name = "_tokitai_hip_call", .m_doc = PyDoc_STR("tokitai_hip's calls in C (docs/python.md)"),
+    .m_size = -1, .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__tokitai_hip_call(void)
+{
+    struct { PyObject **slot; const char *text; } names[] = {
+        { &str_dlpack, "__dlpack__" }, { &str_dlpack_device, "__dlpack_device__" }, { &str_stream, "stream" },
+        { &str_requires_grad, "requires_grad" }, { &str_dtype, "dtype" }, { &str_layout, "layout" },
+        { &str_is_conj, "is_conj" }, { &str_is_neg, "is_neg" }, { &str_get_device, "get_device" },
+        { &str_data_ptr, "data_ptr" }, { &str_shape, "shape" }, { &str_stride, "stride" },
+        { &str_kernel_for, "kernel_for" }, { &str_scalar_pointers, "scalar_pointers" },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        if (!(*names[i].slot = PyUnicode_InternFromString(names[i].text)))
+            return NULL;
+    if (PyType_Ready(&caller_type) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m && PyModule_AddObjectRef(m, "Caller", (PyObject *)&caller_type) < 0)
+        Py_CLEAR(m);
+    return m;
+}
