@@ -21,7 +21,7 @@
 #include "fake_hip.h"
 #include "tokitai_hip/context.h"
 #include "tokitai_hip/kernel.h"
-#include "base/base.h" /* tkhi_splitmix64 */
+#include "base/base.h" /* tkhi_splitmix64, tkhi_format */
 #include "../evidence.h"
 
 static const char *const targets[] = { "gfx90a", NULL };
@@ -411,6 +411,30 @@ static void many_threads(void **state)
     assert_nothing_live();
 }
 
+/* tkhi_format (the evidence lines' formatter) against snprintf: the same text, the same
+ * returned length and the same truncation at every buffer size, for what it writes itself and
+ * for a conversion it hands to vsnprintf. */
+static void formatting_matches_snprintf(void **state)
+{
+    (void)state;
+    char ours[96], theirs[96];
+    for (size_t size = 0; size <= 80; ++size) {
+        memset(ours, 'x', sizeof ours), memset(theirs, 'x', sizeof theirs);
+#define SAME(...) \
+        do { \
+            int a = tkhi_format(ours, size, __VA_ARGS__), b = snprintf(theirs, size, __VA_ARGS__); \
+            assert_int_equal(a, b); \
+            assert_memory_equal(ours, theirs, sizeof ours); \
+        } while (0)
+        SAME("tensor %s: %s %s, strides %s%s, on the %s", "input 0 (lhs)", "f32", "[32, 32]", "[32, 1]", "", "device");
+        SAME("%d %u %ld %lu %lld %llu %zu 100%% %s", -2147483647 - 1, 4294967295u, -9223372036854775807L - 1,
+            18446744073709551615UL, -5LL, 0ULL, (size_t)12345, "");
+        SAME("no conversion at all");
+        SAME("%5d|%.2f|%x", 42, 0.125, 255u); /* vsnprintf's */
+#undef SAME
+    }
+}
+
 int main(void)
 {
     setenv("TOKITAI_HIP_HOST_THREADS", "4", 1); /* a crew even on a small machine */
@@ -418,6 +442,7 @@ int main(void)
     sum.merge = merge_sum;
     sum.finish = finish_sum;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(formatting_matches_snprintf),
         cmocka_unit_test(pipeline_matches_cpu),
         cmocka_unit_test(corruption_is_found_in_any_chunk),
         cmocka_unit_test(oracle_policies),

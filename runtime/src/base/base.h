@@ -4,6 +4,7 @@
 #ifndef TOKITAI_HIP_BASE_H
 #define TOKITAI_HIP_BASE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,19 @@ TKH_HIDDEN uint64_t tkhi_splitmix64(uint64_t *state);
 
 /* CLOCK_MONOTONIC, in seconds. */
 TKH_HIDDEN double tkhi_now_seconds(void);
+
+/* vsnprintf, with %s, %d and %u (modifiers l, ll, z) and %% written here: once a process has
+ * registered a printf handler (libquadmath does when it loads, as NumPy's BLAS does under
+ * Python) glibc takes a slow path for every printf, most of a report's cost (docs/python.md).
+ * Any other conversion goes to vsnprintf. Returns the length the whole text needs, as
+ * vsnprintf; the text is NUL-terminated when size > 0. */
+TKH_HIDDEN int tkhi_vformat(char *buf, size_t size, const char *fmt, va_list ap);
+TKH_HIDDEN int tkhi_format(char *buf, size_t size, const char *fmt, ...) TKHI_PRINTF(3, 4);
+
+/* n bytes of s at buf[len], as many as fit with the NUL (snprintf's truncation), and an
+ * integer in decimal the same way: the new length (not NUL-terminated). */
+TKH_HIDDEN size_t tkhi_append(char *buf, size_t size, size_t len, const char *s, size_t n);
+TKH_HIDDEN size_t tkhi_append_int(char *buf, size_t size, size_t len, int negative, unsigned long long magnitude);
 
 /* Appends a line to the report's evidence (dropped beyond TKH_REPORT_MAX_EVIDENCE; nothing
  * without a report). */

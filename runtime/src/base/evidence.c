@@ -11,11 +11,107 @@ const char *tkhi_array_name(const tkh_kernel_info *kernel, int output, unsigned 
     size_t size)
 {
     if (output && kernel->output_count == 1)
-        snprintf(buf, size, "%s", kernel->outputs[0].name);
+        tkhi_copy(buf, size, kernel->outputs[0].name);
     else
-        snprintf(buf, size, "%s %u (%s)", output ? "output" : "input", i,
+        tkhi_format(buf, size, "%s %u (%s)", output ? "output" : "input", i,
             output ? kernel->outputs[i].name : kernel->inputs[i].name);
     return buf;
+}
+
+size_t tkhi_append(char *buf, size_t size, size_t len, const char *s, size_t n)
+{
+    size_t room = len + 1 < size ? size - 1 - len : 0;
+    n = n < room ? n : room;
+    memcpy(buf + len, s, n);
+    return len + n;
+}
+
+size_t tkhi_append_int(char *buf, size_t size, size_t len, int negative, unsigned long long magnitude)
+{
+    char digits[24];
+    size_t n = 0;
+    do
+        digits[sizeof digits - 1 - n++] = (char)('0' + magnitude % 10);
+    while ((magnitude /= 10) != 0);
+    if (negative)
+        digits[sizeof digits - 1 - n++] = '-';
+    return tkhi_append(buf, size, len, digits + sizeof digits - n, n);
+}
+
+/* The conversion at fmt (after its '%'): its length modifier ("", "l", "ll", "z") and letter,
+ * or 0 for one tkhi_vformat leaves to vsnprintf. */
+static char conversion(const char *fmt, int *longs, int *size_t_arg, size_t *used)
+{
+    *longs = 0, *size_t_arg = 0;
+    size_t i = 0;
+    if (fmt[i] == 'z')
+        *size_t_arg = 1, ++i;
+    else
+        while (fmt[i] == 'l' && *longs < 2)
+            ++*longs, ++i;
+    char c = fmt[i];
+    *used = i + 1;
+    if (c == 's' || c == '%')
+        return i == 0 ? c : 0;
+    return c == 'd' || c == 'u' ? c : 0;
+}
+
+int tkhi_vformat(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    int longs, size_t_arg;
+    size_t used;
+    for (const char *p = strchr(fmt, '%'); p != NULL; p = strchr(p + 1 + used, '%'))
+        if (!conversion(p + 1, &longs, &size_t_arg, &used))
+            return vsnprintf(buf, size, fmt, ap);
+    size_t len = 0, wanted = 0;
+    char num[24];
+    for (const char *p = fmt; *p != '\0';) {
+        const char *s = p;
+        size_t n;
+        if (*p != '%') {
+            const char *next = strchr(p, '%');
+            n = next ? (size_t)(next - p) : strlen(p);
+            p += n;
+        } else {
+            char c = conversion(p + 1, &longs, &size_t_arg, &used);
+            p += 1 + used;
+            if (c == 's') {
+                s = va_arg(ap, const char *);
+                s = s ? s : "(null)";
+                n = strlen(s);
+            } else if (c == '%') {
+                s = "%", n = 1;
+            } else {
+                unsigned long long u;
+                int negative = 0;
+                if (c == 'd') {
+                    long long v = size_t_arg ? (long long)va_arg(ap, ptrdiff_t) : longs == 2 ? va_arg(ap, long long)
+                        : longs ? va_arg(ap, long) : va_arg(ap, int);
+                    negative = v < 0;
+                    u = negative ? 0 - (unsigned long long)v : (unsigned long long)v;
+                } else {
+                    u = size_t_arg ? va_arg(ap, size_t) : longs == 2 ? va_arg(ap, unsigned long long)
+                        : longs ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+                }
+                n = tkhi_append_int(num, sizeof num, 0, negative, u);
+                s = num;
+            }
+        }
+        len = tkhi_append(buf, size, len, s, n);
+        wanted += n;
+    }
+    if (size > 0)
+        buf[len] = '\0';
+    return (int)wanted;
+}
+
+int tkhi_format(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = tkhi_vformat(buf, size, fmt, ap);
+    va_end(ap);
+    return n;
 }
 
 void tkhi_evidence(tkh_report *r, const char *fmt, ...)
@@ -24,7 +120,7 @@ void tkhi_evidence(tkh_report *r, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->evidence[r->evidence_count++], sizeof r->evidence[0], fmt, ap);
+    tkhi_vformat(r->evidence[r->evidence_count++], sizeof r->evidence[0], fmt, ap);
     va_end(ap);
 }
 

@@ -5,42 +5,22 @@
 
 #include "plan.h"
 
-/* n bytes of s at buf[len], as many as fit with the NUL (snprintf's truncation); the new length. */
-static size_t append(char *buf, size_t size, size_t len, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n && len + 1 < size; ++i)
-        buf[len++] = s[i];
-    return len;
-}
-
-/* v in decimal at buf[len], as append does; the new length. Without printf: a report's lines
- * write dimensions several times a call, and in a process where a library has registered
- * printf handlers (NumPy's BLAS loads libquadmath, which does) every printf takes glibc's slow
- * path (docs/python.md). */
 static size_t append_int(char *buf, size_t size, size_t len, int64_t v)
 {
-    char digits[24];
-    size_t n = 0;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do
-        digits[sizeof digits - 1 - n++] = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (v < 0)
-        digits[sizeof digits - 1 - n++] = '-';
-    return append(buf, size, len, digits + sizeof digits - n, n);
+    return tkhi_append_int(buf, size, len, v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
 const char *tkhi_format_dims(char *buf, size_t size, int ndim, const int64_t *dims)
 {
     if (size == 0)
         return buf;
-    size_t len = append(buf, size, 0, "[", 1);
+    size_t len = tkhi_append(buf, size, 0, "[", 1);
     for (int d = 0; d < ndim; ++d) {
         if (d > 0)
-            len = append(buf, size, len, ", ", 2);
+            len = tkhi_append(buf, size, len, ", ", 2);
         len = append_int(buf, size, len, dims[d]);
     }
-    len = append(buf, size, len, "]", 1);
+    len = tkhi_append(buf, size, len, "]", 1);
     buf[len] = '\0';
     return buf;
 }
@@ -109,13 +89,13 @@ const char *tkhi_format_index(const tkhi_call *c, int64_t linear, char *buf, siz
     }
     if (size == 0)
         return buf;
-    size_t len = append(buf, size, 0, "[", 1);
+    size_t len = tkhi_append(buf, size, 0, "[", 1);
     for (int d = 0; d < c->ndim; ++d) {
         if (d > 0)
-            len = append(buf, size, len, ", ", 2);
-        len = reduction && c->reduced_axis[d] ? append(buf, size, len, ":", 1) : append_int(buf, size, len, coord[d]);
+            len = tkhi_append(buf, size, len, ", ", 2);
+        len = reduction && c->reduced_axis[d] ? tkhi_append(buf, size, len, ":", 1) : append_int(buf, size, len, coord[d]);
     }
-    len = append(buf, size, len, "]", 1);
+    len = tkhi_append(buf, size, len, "]", 1);
     buf[len] = '\0';
     return buf;
 }

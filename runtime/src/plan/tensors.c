@@ -323,16 +323,16 @@ void tkhi_plan_line(const tkhi_call *c, const char *layout, tkh_report *report)
     for (int d = 0; d < p->ndim; ++d)
         rev[d] = p->size[p->ndim - 1 - d];
     char line[192];
-    size_t at = (size_t)snprintf(line, sizeof line, "plan: dimensions merged to %s, strides",
+    size_t at = (size_t)tkhi_format(line, sizeof line, "plan: dimensions merged to %s, strides",
         tkhi_format_dims(shape, sizeof shape, p->ndim, rev));
     for (unsigned a = 0; a < c->arrays && at < sizeof line; ++a) {
         for (int d = 0; d < p->ndim; ++d)
             rev[d] = p->stride[a][p->ndim - 1 - d];
-        at += (size_t)snprintf(line + at, sizeof line - at, " %s", tkhi_format_dims(strides, sizeof strides,
+        at += (size_t)tkhi_format(line + at, sizeof line - at, " %s", tkhi_format_dims(strides, sizeof strides,
             p->ndim, rev));
     }
     if (at < sizeof line)
-        snprintf(line + at, sizeof line - at, "; %s indices%s%s", p->wide ? "64-bit" : "32-bit", layout,
+        tkhi_format(line + at, sizeof line - at, "; %s indices%s%s", p->wide ? "64-bit" : "32-bit", layout,
             c->flat ? "; the flat kernel" : "");
     tkhi_evidence(report, "%s", line);
 }
