@@ -313,13 +313,6 @@ fail:
     return NULL;
 }
 
-static uint32_t dtype_key(const DLTensor *t)
-{
-    uint32_t k;
-    memcpy(&k, &t->dtype, sizeof k);
-    return k;
-}
-
 /* The axes as the library takes them (kind 1: None -> NULL, an int, a tuple or list of
  * ints; kind 2: one int); FALL_BACK for the rest, which Op.call words. */
 static int axes_of(int kind, PyObject *axis, int64_t *axes, unsigned *count, int *none)
@@ -352,6 +345,18 @@ static int axes_of(int kind, PyObject *axis, int64_t *axes, unsigned *count, int
     return DONE;
 }
 
+/* Raises the package's exception for a failed status (its class names the status, its
+ * message is the library's); returns NULL. */
+static PyObject *raise_status(tkh_status status)
+{
+    PyObject *e = PyObject_CallFunction(hook_error, "i", (int)status);
+    if (e) {
+        PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+        Py_DECREF(e);
+    }
+    return NULL;
+}
+
 /* An output the library's planner shaped, made by the first array's library on its device. */
 static PyObject *make_output(const described_type *d, PyObject *first, const tkh_tensor_shape *shape,
                              const char *type, PyObject *device)
@@ -372,17 +377,148 @@ done:
     return made;
 }
 
+/* Where a call runs: the first array's device, the stream, and how each array's __dlpack__
+ * is asked (Op.call's rules): arrays of the first one's type with no synchronization where
+ * the stream is their library's current one, the others ordered on the stream. */
+typedef struct placement {
+    int type, index, host;
+    long long stream;
+    stream_ask mine, others;
+} placement;
+
+static int place(const described_type *d, PyObject *first, placement *p)
+{
+    if (d) {
+        if (described_device(d, first, &p->type, &p->index) != DONE)
+            return FAILED;
+    } else {
+        PyObject *dev = PyObject_CallMethodNoArgs(first, str_dlpack_device);
+        if (!dev) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                return FAILED;
+            PyErr_Clear();
+            return FALL_BACK; /* a NumPy scalar, or no array at all */
+        }
+        int ok = PyArg_ParseTuple(dev, "ii", &p->type, &p->index);
+        Py_DECREF(dev);
+        if (!ok)
+            return FAILED;
+    }
+    p->host = p->type == kDLCPU || p->type == kDLCUDAHost || p->type == kDLROCMHost;
+    p->stream = 0;
+    int own = 0;
+    if (!p->host) {
+        int theirs = d && d->stream != Py_None;
+        PyObject *s = theirs ? PyObject_CallFunction(d->stream, "i", p->index)
+                             : PyObject_CallFunction(hook_current_stream, "Oi", first, p->index);
+        if (!s)
+            return FAILED;
+        if (theirs)
+            p->stream = PyLong_AsLongLong(s), own = 1;
+        else if (!PyArg_ParseTuple(s, "Lp", &p->stream, &own))
+            p->stream = -1;
+        Py_DECREF(s);
+        if (p->stream == -1 && PyErr_Occurred())
+            return FAILED;
+    }
+    p->others = (stream_ask){ !p->host, p->stream ? p->stream : p->type == GPU_CUDA ? 1 : 0 };
+    p->mine = (stream_ask){ !p->host, own ? -1 : p->others.value };
+    return DONE;
+}
+
+/* Each of the n arrays of 'items' (None: an optional input left out): its DLTensor and dtype key. */
+static int borrow_each(PyObject *items, unsigned n, PyObject *first, const placement *p, call_state *st,
+                       DLTensor **tensors, uint32_t *keys)
+{
+    for (unsigned i = 0; i < n; ++i) {
+        PyObject *x = PyTuple_GET_ITEM(items, i);
+        if (x == Py_None)
+            continue;
+        int r = borrow(x, Py_TYPE(x) == Py_TYPE(first) ? p->mine : p->others, st, &tensors[i]);
+        if (r != DONE)
+            return r;
+        memcpy(&keys[i], &tensors[i]->dtype, sizeof keys[i]);
+    }
+    return DONE;
+}
+
+/* The outputs, made like the first array, of the shapes the library's planner requires. */
+static PyObject *make_outputs(const tkh_kernel_info *k, tkh_tensor_args *args, const described_type *d,
+                              PyObject *first, const placement *p, call_state *st, DLTensor **tensors)
+{
+    tkh_tensor_shape shapes[TKH_MAX_OUTPUTS];
+    tkh_status status = output_shapes(k, args, shapes);
+    if (status != TKH_OK)
+        return raise_status(status);
+    PyObject *device = Py_BuildValue("(ii)", p->type, p->index), *outs = device ? PyTuple_New(k->output_count) : NULL;
+    if (!outs) {
+        Py_XDECREF(device);
+        return NULL;
+    }
+    hold(st, outs);
+    for (unsigned o = 0; o < k->output_count; ++o) {
+        PyObject *made = make_output(d, first, &shapes[o], k->outputs[o].type, device);
+        int r = FAILED;
+        if (made) {
+            PyTuple_SET_ITEM(outs, o, made);
+            r = borrow(made, p->mine, st, &tensors[o]);
+        }
+        if (r != DONE) {
+            if (r == FALL_BACK)
+                PyErr_Format(PyExc_TypeError, "an output made for %s has no __dlpack__", k->op);
+            Py_DECREF(device);
+            return NULL;
+        }
+    }
+    Py_DECREF(device);
+    args->output_count = k->output_count;
+    return outs;
+}
+
+/* The context's handle and whether calls fill reports (the package's resolve). */
+static int context_of(PyObject *ctx, const placement *p, call_state *st, void **handle, int *reports)
+{
+    PyObject *index = p->host ? Py_NewRef(Py_None) : PyLong_FromLong(p->index);
+    PyObject *context = index ? PyObject_CallFunctionObjArgs(hook_context, ctx, index, NULL) : NULL;
+    Py_XDECREF(index);
+    if (!context)
+        return FAILED;
+    hold(st, context);
+    if (!PyTuple_Check(context) || PyTuple_GET_SIZE(context) != 2) {
+        PyErr_SetString(PyExc_TypeError, "the context hook: expected (handle, reports)");
+        return FAILED;
+    }
+    *handle = PyLong_AsVoidPtr(PyTuple_GET_ITEM(context, 0));
+    *reports = PyObject_IsTrue(PyTuple_GET_ITEM(context, 1));
+    return (!*handle && PyErr_Occurred()) || *reports < 0 ? FAILED : DONE;
+}
+
+/* The scalars as the library's values (the package's scalar_pointers): the buffer of their
+ * addresses, held until the call returns. */
+static int scalars_of(caller *self, const tkh_kernel_info *k, PyObject *scalars, call_state *st, Py_buffer *pointers)
+{
+    PyObject *kernel = PyLong_FromVoidPtr((void *)k);
+    PyObject *parsed = kernel ? PyObject_CallMethodObjArgs(self->op, str_scalar_pointers, kernel, scalars, NULL) : NULL;
+    Py_XDECREF(kernel);
+    if (!parsed)
+        return FAILED;
+    hold(st, parsed);
+    if (!PyTuple_Check(parsed) || PyTuple_GET_SIZE(parsed) != 2) {
+        PyErr_SetString(PyExc_TypeError, "scalar_pointers: expected (values, pointers)");
+        return FAILED;
+    }
+    return PyObject_GetBuffer(PyTuple_GET_ITEM(parsed, 1), pointers, PyBUF_SIMPLE) < 0 ? FAILED : DONE;
+}
+
 /* Op.call for arrays: DONE with *result set, FALL_BACK (nothing done that shows), or FAILED
  * with the exception set. */
 static int call(caller *self, PyObject *const *a, call_state *st, PyObject **result)
 {
     PyObject *ins = a[0], *scalars = a[1], *dtype = a[2], *axis = a[3], *keepdims = a[4], *out = a[5],
              *ctx = a[6], *want_report = a[7];
-    if (!PyTuple_Check(ins) || !PyTuple_Check(scalars) || dtype != Py_None)
+    if (!PyTuple_Check(ins) || !PyTuple_Check(scalars) || dtype != Py_None || PyTuple_GET_SIZE(ins) > TKH_MAX_INPUTS)
         return FALL_BACK;
     unsigned n_in = (unsigned)PyTuple_GET_SIZE(ins), n_out = 0;
-    if (n_in > TKH_MAX_INPUTS)
-        return FALL_BACK;
     PyObject *first = NULL;
     for (unsigned i = 0; i < n_in; ++i) {
         PyObject *x = PyTuple_GET_ITEM(ins, i);
@@ -393,58 +529,15 @@ static int call(caller *self, PyObject *const *a, call_state *st, PyObject **res
     }
     if (!first)
         return FALL_BACK;
-
-    /* The device, the stream and how each array's __dlpack__ is asked (Op.call's rules). */
     const described_type *d = described_for(Py_TYPE(first));
-    int dev_type, dev_index, own = 0;
-    long long stream = 0;
-    if (d) {
-        if (described_device(d, first, &dev_type, &dev_index) != DONE)
-            return FAILED;
-    } else {
-        PyObject *dev = PyObject_CallMethodNoArgs(first, str_dlpack_device);
-        if (!dev) {
-            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-                return FAILED;
-            PyErr_Clear();
-            return FALL_BACK; /* a NumPy scalar, or no array at all */
-        }
-        int ok = PyArg_ParseTuple(dev, "ii", &dev_type, &dev_index);
-        Py_DECREF(dev);
-        if (!ok)
-            return FAILED;
-    }
-    int host = dev_type == kDLCPU || dev_type == kDLCUDAHost || dev_type == kDLROCMHost;
-    if (!host) {
-        PyObject *s = d && d->stream != Py_None ? PyObject_CallFunction(d->stream, "i", dev_index)
-                                                : PyObject_CallFunction(hook_current_stream, "Oi", first, dev_index);
-        if (!s)
-            return FAILED;
-        if (d && d->stream != Py_None) {
-            stream = PyLong_AsLongLong(s);
-            own = 1;
-        } else if (!PyArg_ParseTuple(s, "Lp", &stream, &own)) {
-            Py_DECREF(s);
-            return FAILED;
-        }
-        Py_DECREF(s);
-        if (stream == -1 && PyErr_Occurred())
-            return FAILED;
-    }
-    stream_ask sync = { !host, stream ? stream : dev_type == GPU_CUDA ? 1 : 0 };
-    stream_ask mine = { !host, own ? -1 : sync.value };
-
+    placement p;
     DLTensor *tensors[TKH_MAX_ARRAYS] = { 0 };
     uint32_t keys[TKH_MAX_ARRAYS] = { 0 };
-    for (unsigned i = 0; i < n_in; ++i) {
-        PyObject *x = PyTuple_GET_ITEM(ins, i);
-        if (x == Py_None)
-            continue;
-        int r = borrow(x, Py_TYPE(x) == Py_TYPE(first) ? mine : sync, st, &tensors[i]);
-        if (r != DONE)
-            return r;
-        keys[i] = dtype_key(tensors[i]);
-    }
+    int r = place(d, first, &p);
+    if (r == DONE)
+        r = borrow_each(ins, n_in, first, &p, st, tensors, keys);
+    if (r != DONE)
+        return r;
     PyObject *outs = NULL;
     if (out != Py_None) {
         outs = PyTuple_Check(out) || PyList_Check(out) ? PySequence_Tuple(out) : PyTuple_Pack(1, out);
@@ -454,127 +547,57 @@ static int call(caller *self, PyObject *const *a, call_state *st, PyObject **res
         n_out = (unsigned)PyTuple_GET_SIZE(outs);
         if (n_out > TKH_MAX_OUTPUTS)
             return FALL_BACK;
-        for (unsigned o = 0; o < n_out; ++o) {
-            PyObject *x = PyTuple_GET_ITEM(outs, o);
-            int r = borrow(x, Py_TYPE(x) == Py_TYPE(first) ? mine : sync, st, &tensors[n_in + o]);
-            if (r != DONE)
-                return r;
-            keys[n_in + o] = dtype_key(tensors[n_in + o]);
-        }
+        if ((r = borrow_each(outs, n_out, first, &p, st, tensors + n_in, keys + n_in)) != DONE)
+            return r;
     }
     int64_t axes[TKH_MAX_DIMS];
     unsigned axis_count;
     int every_axis;
-    int r = axes_of(self->kind, axis, axes, &axis_count, &every_axis);
-    if (r != DONE)
+    if ((r = axes_of(self->kind, axis, axes, &axis_count, &every_axis)) != DONE)
         return r;
     const tkh_kernel_info *k = kernel_for(self, keys, n_in, n_out);
-    if (!k)
-        return FAILED;
-    tkh_status status;
     int keep = self->kind == 1 ? PyObject_IsTrue(keepdims) : 0;
-    if (keep < 0)
+    if (!k || keep < 0)
         return FAILED;
     tkh_tensor_args args = {
         .inputs = (const DLTensor *const *)tensors, .input_count = n_in,
         .outputs = (const DLTensor *const *)tensors + n_in, .output_count = n_out,
         .axes = every_axis ? NULL : axes, .axis_count = axis_count, .keepdims = keep,
-        .stream = host ? NULL : (tkh_stream)(intptr_t)stream,
+        .stream = p.host ? NULL : (tkh_stream)(intptr_t)p.stream,
     };
-    if (!outs) { /* made like the first array, of the shapes the library's planner requires */
-        tkh_tensor_shape shapes[TKH_MAX_OUTPUTS];
-        status = output_shapes(k, &args, shapes);
-        if (status != TKH_OK)
-            goto failed_status;
-        PyObject *device = Py_BuildValue("(ii)", dev_type, dev_index);
-        if (!device || !(outs = PyTuple_New(k->output_count))) {
-            Py_XDECREF(device);
-            return FAILED;
-        }
-        hold(st, outs);
-        for (unsigned o = 0; o < k->output_count; ++o) {
-            PyObject *made = make_output(d, first, &shapes[o], k->outputs[o].type, device);
-            if (!made) {
-                Py_DECREF(device);
-                return FAILED;
-            }
-            PyTuple_SET_ITEM(outs, o, made);
-            if ((r = borrow(made, mine, st, &tensors[n_in + o])) != DONE) {
-                Py_DECREF(device);
-                if (r == FALL_BACK)
-                    PyErr_Format(PyExc_TypeError, "an output made for %s has no __dlpack__", k->op);
-                return FAILED;
-            }
-        }
-        Py_DECREF(device);
-        args.output_count = k->output_count;
-    }
+    if (!outs && !(outs = make_outputs(k, &args, d, first, &p, st, tensors + n_in)))
+        return FAILED;
+    void *handle;
+    int fill;
+    if (context_of(ctx, &p, st, &handle, &fill) != DONE || (!fill && (fill = PyObject_IsTrue(want_report)) < 0))
+        return FAILED;
     Py_buffer pointers = { 0 };
-    if (PyTuple_GET_SIZE(scalars)) { /* the library's values, parsed by the package */
-        PyObject *kernel = PyLong_FromVoidPtr((void *)k);
-        PyObject *parsed = kernel ? PyObject_CallMethodObjArgs(self->op, str_scalar_pointers, kernel, scalars, NULL)
-                                  : NULL;
-        Py_XDECREF(kernel);
-        if (!parsed)
-            return FAILED;
-        hold(st, parsed);
-        if (!PyTuple_Check(parsed) || PyTuple_GET_SIZE(parsed) != 2) {
-            PyErr_SetString(PyExc_TypeError, "scalar_pointers: expected (values, pointers)");
-            return FAILED;
-        }
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(parsed, 1), &pointers, PyBUF_SIMPLE) < 0)
+    if (PyTuple_GET_SIZE(scalars)) {
+        if (scalars_of(self, k, scalars, st, &pointers) != DONE)
             return FAILED;
         args.scalars = pointers.buf;
         args.scalar_count = (unsigned)PyTuple_GET_SIZE(scalars);
     }
-    PyObject *index = host ? Py_NewRef(Py_None) : PyLong_FromLong(dev_index);
-    PyObject *context = index ? PyObject_CallFunctionObjArgs(hook_context, ctx, index, NULL) : NULL;
-    Py_XDECREF(index);
-    if (!context)
-        goto failed_buffer;
-    hold(st, context);
-    if (!PyTuple_Check(context) || PyTuple_GET_SIZE(context) != 2) {
-        PyErr_SetString(PyExc_TypeError, "the context hook: expected (handle, reports)");
-        goto failed_buffer;
-    }
-    void *handle = PyLong_AsVoidPtr(PyTuple_GET_ITEM(context, 0));
-    int reports = PyObject_IsTrue(PyTuple_GET_ITEM(context, 1));
-    if ((!handle && PyErr_Occurred()) || reports < 0)
-        goto failed_buffer;
-    int fill = reports;
-    if (!fill && (fill = PyObject_IsTrue(want_report)) < 0)
-        goto failed_buffer;
+    tkh_status status;
     Py_BEGIN_ALLOW_THREADS
     status = tensor_call(handle, k, &args, fill ? &thread.report : NULL);
     Py_END_ALLOW_THREADS
     thread.filled = fill;
     if (pointers.buf)
         PyBuffer_Release(&pointers);
-    if (status != TKH_OK)
-        goto failed_status;
-    PyObject *value = PyTuple_GET_SIZE(outs) == 1 ? Py_NewRef(PyTuple_GET_ITEM(outs, 0)) : Py_NewRef(outs);
-    r = PyObject_IsTrue(want_report);
-    if (r > 0) {
+    if (status != TKH_OK) {
+        raise_status(status);
+        return FAILED;
+    }
+    PyObject *value = PyTuple_GET_SIZE(outs) == 1 ? PyTuple_GET_ITEM(outs, 0) : outs; /* held */
+    if ((r = PyObject_IsTrue(want_report)) <= 0) {
+        *result = r < 0 ? NULL : Py_NewRef(value);
+    } else {
         PyObject *report = PyObject_CallNoArgs(hook_last_report);
         *result = report ? PyTuple_Pack(2, value, report) : NULL;
         Py_XDECREF(report);
-        Py_DECREF(value);
-    } else {
-        *result = r < 0 ? (Py_DECREF(value), NULL) : value;
     }
     return *result ? DONE : FAILED;
-
-failed_buffer:
-    if (pointers.buf)
-        PyBuffer_Release(&pointers);
-    return FAILED;
-failed_status:;
-    PyObject *e = PyObject_CallFunction(hook_error, "i", (int)status);
-    if (e) {
-        PyErr_SetObject((PyObject *)Py_TYPE(e), e);
-        Py_DECREF(e);
-    }
-    return FAILED;
 }
 
 static void release(call_state *st)
