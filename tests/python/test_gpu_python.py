@@ -1,6 +1,7 @@
-"""On a GPU: every op of the core catalog through NumPy arrays (the host path, oracle-checked)
-and torch tensors (the device path, with the device oracle), compared with NumPy and torch
-where a reference is listed here; the rest by the oracle's verdict alone. Run as a script
+"""On a GPU: every op of the core catalog through NumPy arrays (the host path, oracle-checked),
+torch tensors (the device path with the device oracle, against torch's CPU tensors on the host
+path, bf16 included) and CuPy arrays, compared with NumPy and torch where a reference is
+listed here; the rest by the oracle's verdict alone. Run as a script
 (ctest): exit 77, skipped, without a device."""
 import sys
 
@@ -88,22 +89,60 @@ def test_numpy_host_path(name, kp):
         np.testing.assert_allclose(np.asarray(out, np.float64), want, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("name,kp", list(cases()))
+def every_kernel():
+    for name, fn in sorted(th.core.ops.items()):
+        for kp in fn.op.kernels:
+            yield pytest.param(name, kp, id=f"{name}_{kp.contents.type.decode()}")
+
+
+def as_numpy(x):
+    """A host array as NumPy's (torch's bf16 widened to f32, which is exact)."""
+    if type(x).__module__.partition(".")[0] == "torch":
+        return (x.float() if str(x.dtype) == "torch.bfloat16" else x).numpy()
+    return np.asarray(x)
+
+
+def same(got, want):
+    """Bit for bit (NaNs where NaNs), whatever the two arrays' libraries."""
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_array_equal(as_numpy(g), as_numpy(w))
+
+
+@pytest.mark.parametrize("name,kp", list(every_kernel()))
 def test_torch_device_path(name, kp):
+    """torch tensors of every kernel's types, bf16 included: on the device (the C call's
+    attributes, the device oracle) and on the CPU (the host path), bit for bit."""
     torch = pytest.importorskip("torch")
     fn, k = th.core.ops[name], kp.contents
     arrays, scalars = inputs(fn, k)
+    types = [k.inputs[i].type.decode() for i in range(len(arrays))]
+    cpu = [None if a is None else torch.from_numpy(a).to(torch.bfloat16) if t == "bf16" else torch.from_numpy(a)
+           for a, t in zip(arrays, types)]
     dev = th.Context().device_report()["selected_device"]
-    ts = [None if a is None else torch.from_numpy(a).to(f"cuda:{dev}") for a in arrays]
+    ts = [None if a is None else a.to(f"cuda:{dev}") for a in cpu]
     with th.Context(device=dev, device_oracle="full"):
         out = call(fn, k, ts, scalars)
-    host = call(fn, k, arrays, scalars)  # the same kernel over NumPy: bit for bit
-    for o, h in zip(out if isinstance(out, tuple) else (out,), host if isinstance(host, tuple) else (host,)):
-        np.testing.assert_array_equal(o.cpu().numpy(), h)
+    host = call(fn, k, cpu, scalars)
+    same(tuple(o.cpu() for o in out) if isinstance(out, tuple) else out.cpu(), host)
     torch_ref = {"add": torch.add, "mul": torch.mul, "softmax": lambda x: torch.softmax(x, -1),
                  "matmul": torch.matmul, "linear": torch.nn.functional.linear, "sum": lambda x: x.sum(1)}.get(name)
     if torch_ref is not None and k.outputs[0].type.decode() == "f32":
         torch.testing.assert_close(out, torch_ref(*[t for t in ts if t is not None]), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name,kp", list(cases()))
+def test_cupy_device_path(name, kp):
+    """CuPy arrays (through their capsules, on CuPy's current stream) against the host path."""
+    cupy = pytest.importorskip("cupy")
+    fn, k = th.core.ops[name], kp.contents
+    arrays, scalars = inputs(fn, k)
+    dev = th.Context().device_report()["selected_device"]
+    with cupy.cuda.Device(dev):
+        cs = [None if a is None else cupy.asarray(a) for a in arrays]
+        with th.Context(device=dev, device_oracle="full"):
+            out = call(fn, k, cs, scalars)
+    host = call(fn, k, arrays, scalars)
+    same(tuple(o.get() for o in out) if isinstance(out, tuple) else out.get(), host)
 
 
 if __name__ == "__main__":
