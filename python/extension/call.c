@@ -567,16 +567,19 @@ static int call(caller *self, PyObject *const *a, call_state *st, PyObject **res
     };
     if (!outs && !(outs = make_outputs(k, &args, d, first, &p, st, tensors + n_in)))
         return FAILED;
-    void *handle;
-    int fill;
-    if (context_of(ctx, &p, st, &handle, &fill) != DONE || (!fill && (fill = PyObject_IsTrue(want_report)) < 0))
-        return FAILED;
-    Py_buffer pointers = { 0 };
+    Py_buffer pointers = { 0 }; /* the scalars before the context, as Op.call: a bad value needs no device */
     if (PyTuple_GET_SIZE(scalars)) {
         if (scalars_of(self, k, scalars, st, &pointers) != DONE)
             return FAILED;
         args.scalars = pointers.buf;
         args.scalar_count = (unsigned)PyTuple_GET_SIZE(scalars);
+    }
+    void *handle;
+    int fill;
+    if (context_of(ctx, &p, st, &handle, &fill) != DONE || (!fill && (fill = PyObject_IsTrue(want_report)) < 0)) {
+        if (pointers.buf)
+            PyBuffer_Release(&pointers);
+        return FAILED;
     }
     tkh_status status;
     Py_BEGIN_ALLOW_THREADS
