@@ -24,14 +24,14 @@ static __typeof__(tkh_tensor_call) *tensor_call;
 static __typeof__(tkh_tensor_output_shapes) *output_shapes;
 
 /* The thread's last report and whether the last call filled it: the memory the package's
- * last_report() reads (_context._ThreadState has this layout). */
+ * last_report() reads (_context.ThreadState has this layout). */
 typedef struct thread_state {
     tkh_report report;
     int filled;
 } thread_state;
 static _Thread_local thread_state thread;
 
-/* The package's hooks (set_hooks). */
+/* The package's hooks (setup). */
 static PyObject *hook_attributes;     /* attributes_for(type) -> Attributes or None */
 static PyObject *hook_current_stream; /* current_stream(obj, index) -> (pointer, own) */
 static PyObject *hook_make;           /* make(like, shape, type name, device) -> array */
@@ -88,8 +88,8 @@ static const described_type *described_for(PyTypeObject *type)
         Py_DECREF(spec);
     }
     Py_INCREF(type);
-    described[described_count] = row;
-    return row.spec ? &described[described_count++] : (described_count++, NULL);
+    described[described_count++] = row;
+    return row.spec ? &described[described_count - 1] : NULL;
 }
 
 /* One call's arrays: the DLTensors made from attributes, the capsules and objects held
