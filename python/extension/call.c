@@ -475,19 +475,28 @@ static PyObject *make_outputs(const tkh_kernel_info *k, tkh_tensor_args *args, c
     return outs;
 }
 
+/* A hook's result (stolen), held until the call returns where it is a pair, else NULL with
+ * TypeError 'what' (or the hook's own exception). */
+static PyObject *held_pair(PyObject *result, const char *what, call_state *st)
+{
+    if (!result)
+        return NULL;
+    hold(st, result);
+    if (PyTuple_Check(result) && PyTuple_GET_SIZE(result) == 2)
+        return result;
+    PyErr_SetString(PyExc_TypeError, what);
+    return NULL;
+}
+
 /* The context's handle and whether calls fill reports (the package's resolve). */
 static int context_of(PyObject *ctx, const placement *p, call_state *st, void **handle, int *reports)
 {
     PyObject *index = p->host ? Py_NewRef(Py_None) : PyLong_FromLong(p->index);
-    PyObject *context = index ? PyObject_CallFunctionObjArgs(hook_context, ctx, index, NULL) : NULL;
+    PyObject *context = held_pair(index ? PyObject_CallFunctionObjArgs(hook_context, ctx, index, NULL) : NULL,
+                                  "the context hook: expected (handle, reports)", st);
     Py_XDECREF(index);
     if (!context)
         return FAILED;
-    hold(st, context);
-    if (!PyTuple_Check(context) || PyTuple_GET_SIZE(context) != 2) {
-        PyErr_SetString(PyExc_TypeError, "the context hook: expected (handle, reports)");
-        return FAILED;
-    }
     *handle = PyLong_AsVoidPtr(PyTuple_GET_ITEM(context, 0));
     *reports = PyObject_IsTrue(PyTuple_GET_ITEM(context, 1));
     return (!*handle && PyErr_Occurred()) || *reports < 0 ? FAILED : DONE;
@@ -498,15 +507,12 @@ static int context_of(PyObject *ctx, const placement *p, call_state *st, void **
 static int scalars_of(caller *self, const tkh_kernel_info *k, PyObject *scalars, call_state *st, Py_buffer *pointers)
 {
     PyObject *kernel = PyLong_FromVoidPtr((void *)k);
-    PyObject *parsed = kernel ? PyObject_CallMethodObjArgs(self->op, str_scalar_pointers, kernel, scalars, NULL) : NULL;
+    PyObject *parsed = held_pair(kernel ? PyObject_CallMethodObjArgs(self->op, str_scalar_pointers, kernel, scalars,
+                                                                     NULL) : NULL,
+                                 "scalar_pointers: expected (values, pointers)", st);
     Py_XDECREF(kernel);
     if (!parsed)
         return FAILED;
-    hold(st, parsed);
-    if (!PyTuple_Check(parsed) || PyTuple_GET_SIZE(parsed) != 2) {
-        PyErr_SetString(PyExc_TypeError, "scalar_pointers: expected (values, pointers)");
-        return FAILED;
-    }
     return PyObject_GetBuffer(PyTuple_GET_ITEM(parsed, 1), pointers, PyBUF_SIMPLE) < 0 ? FAILED : DONE;
 }
 
