@@ -639,9 +639,13 @@ static PyObject *caller_call(caller *self, PyObject *args, PyObject *kwargs)
 static int caller_init(caller *self, PyObject *args, PyObject *kwargs)
 {
     PyObject *op;
-    int kind;
-    static char *names[] = { "op", "kind", NULL };
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi:Caller", names, &op, &kind))
+    static char *names[] = { "op", NULL };
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Caller", names, &op))
+        return -1;
+    PyObject *kind_of = PyObject_GetAttrString(op, "kind");
+    int kind = kind_of ? (int)PyLong_AsLong(kind_of) : -1;
+    Py_XDECREF(kind_of);
+    if (PyErr_Occurred())
         return -1;
     PyObject *fallback = PyObject_GetAttrString(op, "call");
     if (!fallback)
@@ -677,8 +681,8 @@ static void caller_dealloc(caller *self)
 static PyTypeObject caller_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "tokitai_hip._tokitai_hip_call.Caller",
-    .tp_doc = PyDoc_STR("Caller(op, kind): op.call(arrays, scalars, dtype, axis, keepdims, out, ctx, report) "
-                        "in C for arrays; other calls go to op.call."),
+    .tp_doc = PyDoc_STR("Caller(op): op.call(arrays, scalars, dtype, axis, keepdims, out, ctx, report) "
+                        "in C for arrays (op.kind: its shape); other calls go to op.call."),
     .tp_basicsize = sizeof(caller),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_new = PyType_GenericNew,

@@ -170,10 +170,7 @@ class Op:
                     keys.append(a.Head.from_address(p).dtype)
             outs = None if out is None else tuple(out) if isinstance(out, (tuple, list)) else (out,)
             out_ptrs = [a.borrow(o, dl_stream if type(o) is first_type else sync, keep) for o in outs] if outs else []
-            ckey = (tuple(keys), a.type_name(dtype), tuple([a.Head.from_address(p).dtype for p in out_ptrs]) or None)
-            kp = self.cache.get(ckey)
-            if kp is None:
-                kp = self.cache[ckey] = self._choose(*ckey)
+            kp = self._kernel(tuple(keys), a.type_name(dtype), tuple([a.Head.from_address(p).dtype for p in out_ptrs]) or None)
             k = kp.contents
             for i, x in enumerate(arrays if weak else ()):
                 if keys[i] is not None and ins[i] is None:  # a Python scalar: a 0-d array of the kernel's type
@@ -203,14 +200,17 @@ class Op:
         result = outs[0] if len(outs) == 1 else outs
         return (result, c.last_report()) if report else result
 
+    def _kernel(self, keys, dtype, out_keys):
+        """_choose's kernel, kept for these keys."""
+        kp = self.cache.get((keys, dtype, out_keys))
+        if kp is None:
+            kp = self.cache[keys, dtype, out_keys] = self._choose(keys, dtype, out_keys)
+        return kp
+
     def kernel_for(self, keys, out_keys):
         """The address of the kernel for the arrays' dtype keys (None: an optional input left
         out) and out='s (None: none given), for the C call."""
-        ckey = (keys, None, out_keys)
-        kp = self.cache.get(ckey)
-        if kp is None:
-            kp = self.cache[ckey] = self._choose(*ckey)
-        return ctypes.addressof(kp.contents)
+        return ctypes.addressof(self._kernel(keys, None, out_keys).contents)
 
     def scalar_pointers(self, kernel, values):
         """_scalars for the kernel at address 'kernel', for the C call."""
@@ -303,7 +303,7 @@ def _function(op):
     src = (f"def {fname}({', '.join(pos + ['*'] + kw)}):\n"
            f"    return _tkh_call({tup(op.in_names)}, {tup(op.sc_names)}, {'dtype' if op.needs_dtype else 'None'}, "
            f"{'axis' if op.kind in (1, 2) else 'None'}, {'keepdims' if op.kind == 1 else 'False'}, out, ctx, report)\n")
-    scope = {"_tkh_call": n.EXTENSION.Caller(op, op.kind) if n.EXTENSION else op.call}
+    scope = {"_tkh_call": n.EXTENSION.Caller(op) if n.EXTENSION else op.call}
     exec(src, scope)
     fn = scope[fname]
     fn.__name__ = fn.__qualname__ = op.name
