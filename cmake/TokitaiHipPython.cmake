@@ -4,7 +4,7 @@
 # it (pure Python, slower): TOKITAI_HIP_PYTHON_EXTENSION=OFF, a sanitizer build, or no headers.
 # Built beside the library, where the package looks in a build tree; installed into the package.
 option(TOKITAI_HIP_PYTHON_EXTENSION "Build the Python package's C call (needs Python.h: python3-dev)" ON)
-set(TKH_PYTHON_EXTENSIONS "") # suffix;target pairs
+# TKH_PYTHON_CALL<suffix>: the module's target for that ABI suffix (the tests' interpreter's).
 if(TOKITAI_HIP_PYTHON_EXTENSION AND NOT CMAKE_C_FLAGS MATCHES "sanitize")
   find_package(Python3 COMPONENTS Interpreter QUIET)
   foreach(_tkh_python IN ITEMS "${Python3_EXECUTABLE}" /usr/bin/python3)
@@ -24,11 +24,10 @@ if(TOKITAI_HIP_PYTHON_EXTENSION AND NOT CMAKE_C_FLAGS MATCHES "sanitize")
       message(STATUS "Python C call: not for ${_tkh_python} (no Python.h; Debian: python3-dev)")
       continue()
     endif()
-    if(NOT _tkh_suffix OR _tkh_suffix IN_LIST TKH_PYTHON_EXTENSIONS)
+    if(NOT _tkh_suffix OR TKH_PYTHON_CALL${_tkh_suffix})
       continue()
     endif()
-    list(LENGTH TKH_PYTHON_EXTENSIONS _tkh_n)
-    set(_tkh_target tokitai_hip_python_call_${_tkh_n})
+    string(MAKE_C_IDENTIFIER "tokitai_hip_python_call${_tkh_suffix}" _tkh_target)
     add_library(${_tkh_target} MODULE "${PROJECT_SOURCE_DIR}/python/extension/call.c")
     target_include_directories(${_tkh_target} PRIVATE "${_tkh_include}"
       $<TARGET_PROPERTY:tokitai_hip,INTERFACE_INCLUDE_DIRECTORIES>)
@@ -39,7 +38,7 @@ if(TOKITAI_HIP_PYTHON_EXTENSION AND NOT CMAKE_C_FLAGS MATCHES "sanitize")
     if(TOKITAI_HIP_INSTALL)
       install(TARGETS ${_tkh_target} LIBRARY DESTINATION "${TOKITAI_HIP_PYTHON_DIR}/tokitai_hip")
     endif()
-    list(APPEND TKH_PYTHON_EXTENSIONS "${_tkh_suffix}" ${_tkh_target})
+    set(TKH_PYTHON_CALL${_tkh_suffix} ${_tkh_target})
     message(STATUS "Python C call: for ${_tkh_python} (${_tkh_suffix})")
   endforeach()
 endif()
