@@ -9,10 +9,11 @@ JSON, and a Markdown table on stderr. Usage:
     python3 scripts/bench_matmul.py build/tools/tokitai-hip [--reps 20] [--sizes 4096,8192]
         [--types f64,f32,bf16,f16,i8] [--ops matmul,linear_gelu] [--oracle projected|sampled:1000|off] > matmul.json
     python3 scripts/bench_matmul.py build/tools/tokitai-hip --small-m --ops linear,linear_gelu --types bf16,f16
-        [--copy-rate 4.1e12] > small_m.json
-(--small-m: m = 1 and 16 against (n, k) = (4096, 4096), (14336, 4096), (4096, 14336), the
-shapes of inference, where the time is reading the weight: bytes moved (a, b, the bias, the
-output) per second, and their share of the device's copy rate, 4.1 TB/s on the H200)
+        [--rows 1,16] > small_m.json
+(--small-m: m = 1 and 16 (--rows) against (n, k) = (4096, 4096), (14336, 4096), (4096, 14336),
+the shapes of inference, where the time is reading the weight: bytes moved (a, b, the bias,
+the output) per second, and their share of the device's copy rate for as many bytes, measured
+in the same run: a torch copy of half of them, read and written, timed the same way)
     python3 scripts/bench_matmul.py build/tools/tokitai-hip --layers --types bf16,f16 > layers.json
 (--layers: issue #35's shapes of transformer layers: linear (with its bias, on both sides) at m =
 128, 2048 and 8192 against (n, k) = (4096, 4096), (14336, 4096), (4096, 14336); linear_gelu
@@ -99,8 +100,8 @@ def small_m(args):
     """The small-m shapes: bytes moved per second, ours and torch's, against the copy rate."""
     import torch
     sizes = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1}
-    rows = []
-    for m in (1, 16):
+    rows, copy_rates = [], {}
+    for m in (int(r) for r in args.rows.split(",")):
         for n, k in ((4096, 4096), (14336, 4096), (4096, 14336)):
             for op in args.ops.split(","):
                 for type_ in args.types.split(","):
@@ -112,22 +113,29 @@ def small_m(args):
                     moved = (n * k + m * k + (n if op.startswith("linear") else 0)) * sizes[type_] + m * n * out
                     row = {"op": op, "type": type_, "m": m, "n": n, "k": k, "torch": what, "bytes": moved,
                            "torch_seconds": theirs, "torch_gbs": moved / theirs * 1e-9, "ours": mine}
+                    if moved not in copy_rates:
+                        src = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
+                        dst = torch.empty_like(src)
+                        copy_rates[moved] = moved / torch_seconds(lambda: dst.copy_(src), args.reps)
+                        del src, dst
+                    row["copy_gbs"] = copy_rates[moved] * 1e-9
                     if "device_seconds" in mine:
                         t = mine["device_seconds"]["median"]
                         row["ours_gbs"] = moved / t * 1e-9
-                        row["of_copy_rate"] = moved / t / args.copy_rate
+                        row["of_copy_rate"] = moved / t / copy_rates[moved]
                         row["ratio"] = theirs / t
                     rows.append(row)
                     print(json.dumps(row), file=sys.stderr, flush=True)
                     torch.cuda.empty_cache()
-    json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "copy_rate": args.copy_rate,
-               "results": rows}, sys.stdout, indent=1)
-    print("| op | type | m x n x k | ours GB/s | of the copy rate | torch GB/s | ours / torch |", file=sys.stderr)
-    print("| --- | --- | --- | --- | --- | --- | --- |", file=sys.stderr)
+    json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "results": rows}, sys.stdout,
+              indent=1)
+    print("| op | type | m x n x k | ours GB/s | copy GB/s | of the copy rate | torch GB/s | ours / torch |",
+          file=sys.stderr)
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |", file=sys.stderr)
     for r in rows:
         print(f"| {r['op']} | {r['type']} | {r['m']} x {r['n']} x {r['k']} | {r.get('ours_gbs', float('nan')):.0f} | "
-              f"{r.get('of_copy_rate', float('nan')):.3f} | {r['torch_gbs']:.0f} | {r.get('ratio', float('nan')):.3f} |",
-              file=sys.stderr)
+              f"{r['copy_gbs']:.0f} | {r.get('of_copy_rate', float('nan')):.3f} | {r['torch_gbs']:.0f} | "
+              f"{r.get('ratio', float('nan')):.3f} |", file=sys.stderr)
 
 
 def rate_row(args, op, type_, m, n, k, batch=()):
@@ -180,7 +188,7 @@ def main():
     p.add_argument("--oracle", default="projected")
     p.add_argument("--small-m", action="store_true")
     p.add_argument("--layers", action="store_true")
-    p.add_argument("--copy-rate", type=float, default=4.1e12)
+    p.add_argument("--rows", default="1,16", help="--small-m: the values of m")
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False

@@ -84,11 +84,19 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
 /* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more
  * rows than the call), on the current device sums in round-to-nearest fused multiply-adds
  * (tkh_product_nearest_fn): the small-m kernel takes every plan of at most TKH_SMALL_M_ROWS
- * rows; above that, a matrix-instruction kernel may take it where the device runs one. */
+ * rows, on its fused multiply-adds but for 16-bit floats on NVIDIA sm_80 and later; above
+ * that, a matrix-instruction kernel may take it where the device runs one. */
 extern "C" TKH_HIDDEN int $(k.launch)_nearest(const tkh_plan *plan)
 {
-    if (plan->size[2] <= TKH_SMALL_M_ROWS)
+    if (plan->size[2] <= TKH_SMALL_M_ROWS) {
+@ if mma and mma.epc == 8 then
+#if defined(TKH_PLATFORM_NVIDIA)
+        if (tkh_mma_device())
+            return 0; /* the small-m kernel on the matrix instruction may take it */
+#endif
+@ end
         return 1;
+    }
 @ if mma and not mma.fma then
 #if defined(TKH_PLATFORM_NVIDIA)
     if (tkh_mma_device())

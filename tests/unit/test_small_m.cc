@@ -129,11 +129,118 @@ static void mn_major(void **state)
     every_k<16, 2, false>();
 }
 
+/* mma.sync m16n8k16 over a warp as the PTX ISA lays out its fragments ("Matrix Fragments for
+ * mma.m16n8k16 with floating point type"), written here from the document, not from the
+ * header: A[r][c] is element c % 2 (the low half first) of register (r / 8) + 2 (c / 8) of
+ * lane 4 (r % 8) + (c % 8) / 2; B[q][j] element q % 2 of register q / 8 of lane 4 j + (q % 8)
+ * / 2; D[r][j] register 2 (r / 8) + j % 2 of lane 4 (r % 8) + j / 2. Elements are 16-bit
+ * integers here, so that every sum is exact. */
+static void mma_16816(int64_t d[32][4], const uint32_t a[32][4], const uint32_t b[32][2])
+{
+    auto half = [](uint32_t w, int e) { return (int64_t)(int16_t)(uint16_t)(w >> (16 * e)); };
+    for (int r = 0; r < 16; ++r)
+        for (int j = 0; j < 8; ++j) {
+            int64_t sum = 0;
+            for (int c = 0; c < 16; ++c)
+                sum += half(a[4 * (r % 8) + (c % 8) / 2][r / 8 + 2 * (c / 8)], c % 2)
+                    * half(b[4 * j + (c % 8) / 2][c / 8], c % 2);
+            d[4 * (r % 8) + j / 2][2 * (r / 8) + j % 2] += sum;
+        }
+}
+
+/* The words of a lane's 16-byte piece at k = q (8 elements from x[q], zeros past k). */
+static void piece(const std::vector<int64_t> &x, int64_t q, int64_t k, uint32_t w[4])
+{
+    for (int i = 0; i < 4; ++i) {
+        uint32_t lo = q + 2 * i < k ? (uint16_t)x[(size_t)(q + 2 * i)] : 0,
+                 hi = q + 2 * i + 1 < k ? (uint16_t)x[(size_t)(q + 2 * i + 1)] : 0;
+        w[i] = lo | hi << 16;
+    }
+}
+
+/* One block of the matrix-instruction small-m kernel (templates/matmul_small_m.hip.tpl): m rows
+ * (of 16; the rest zeros), 8 NT columns, k a whole number of 8; each warp's chunks by
+ * tkh_small_mma_chunk, each lane's pieces at tkh_small_mma_k, the operands by
+ * tkh_small_mma_a and _b, the sums' places by _row and _col, then the warps added. */
+template <int NT, int U> static void mma_block(int m, int64_t k)
+{
+    constexpr int C = 8 * NT;
+    std::vector<std::vector<int64_t>> a((size_t)m, std::vector<int64_t>((size_t)k)),
+        b((size_t)C, std::vector<int64_t>((size_t)k));
+    uint64_t s = 0x9E3779B97F4A7C15u * (uint64_t)(m + C + k);
+    for (auto *x : { &a, &b })
+        for (auto &row : *x)
+            for (auto &e : row) {
+                s = s * 6364136223846793005u + 1442695040888963407u;
+                e = (int64_t)(s >> 59) - 16;
+            }
+    std::vector<int64_t> red((size_t)(TKH_SMALL_GROUPS * 16 * C), 0);
+    std::vector<int> writes(red.size(), 0);
+    const int64_t steps = ((k + 31) / 32 + 8 * U - 1) / (8 * U);
+    for (unsigned w = 0; w < TKH_SMALL_GROUPS; ++w) {
+        int64_t d[NT][32][4] = {};
+        for (int64_t step = 0; step < steps; ++step)
+            for (int u = 0; u < U; ++u)
+                for (int h = 0; h < 2; ++h) {
+                    uint32_t fa[32][4], fb[NT][32][2];
+                    for (unsigned l = 0; l < 32; ++l) {
+                        const int64_t q = 32 * tkh_small_mma_chunk(w, step, u, U) + tkh_small_mma_k(l);
+                        uint32_t lo[4] = {}, hi[4] = {}, y[4];
+                        if (l / 4 < (unsigned)m)
+                            piece(a[l / 4], q, k, lo);
+                        if (l / 4 + 8 < (unsigned)m)
+                            piece(a[l / 4 + 8], q, k, hi);
+                        tkh_small_mma_a(lo, hi, h, fa[l]);
+                        for (int j = 0; j < NT; ++j) {
+                            piece(b[8 * j + l / 4], q, k, y);
+                            tkh_small_mma_b(y, h, fb[j][l]);
+                        }
+                    }
+                    for (int j = 0; j < NT; ++j)
+                        mma_16816(d[j], fa, fb[j]);
+                }
+        for (int j = 0; j < NT; ++j)
+            for (unsigned l = 0; l < 32; ++l)
+                for (int i = 0; i < 4; ++i) {
+                    const size_t at = (w * 16 + tkh_small_mma_row(l, i)) * C + 8 * j + tkh_small_mma_col(l, i);
+                    red[at] = d[j][l][i];
+                    ++writes[at];
+                }
+    }
+    for (size_t x = 0; x < writes.size(); ++x)
+        assert_int_equal(writes[x], 1); /* every slot written once */
+    for (int r = 0; r < m; ++r)
+        for (int c = 0; c < C; ++c) {
+            int64_t want = 0, got = 0;
+            for (int64_t q = 0; q < k; ++q)
+                want += a[(size_t)r][(size_t)q] * b[(size_t)c][(size_t)q];
+            for (int w = 0; w < TKH_SMALL_GROUPS; ++w)
+                got += red[(size_t)((w * 16 + r) * C + c)];
+            if (got != want)
+                fail_msg("mma: NT %d, U %d, m %d, k %lld: output (%d, %d) is %lld, want %lld", NT, U, m, (long long)k, r,
+                    c, (long long)got, (long long)want);
+        }
+}
+
+static void mma_k_major(void **state)
+{
+    (void)state;
+    const int ms[4] = { 1, 5, 9, 16 };
+    const int64_t ks[5] = { 0, 8, 40, 1032, 4104 }; /* whole chunks of 8, not all of 32 or of a block's step */
+    for (int m : ms)
+        for (int64_t k : ks) {
+            mma_block<1, 8>(m, k);
+            mma_block<2, 4>(m, k);
+            mma_block<4, 2>(m, k);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(k_major),
         cmocka_unit_test(mn_major),
+        cmocka_unit_test(mma_k_major),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

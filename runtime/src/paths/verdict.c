@@ -71,7 +71,7 @@ tkh_status tkhi_verdict(const tkhi_call *c, const tkhi_oracle *o, size_t n, tkh_
             outputs, n, k->compare_rule);
     if (k->check_product != NULL && strcmp(k->domain, "integer") != 0)
         tkhi_evidence(rep, c->nearest ? "sum bound: k roundings to nearest at the accumulator's unit roundoff, in any "
-            "order (the FMA tiles or the small-m kernel ran)" : "sum bound: 2k + 2 roundings at twice the "
+            "order (fused multiply-adds ran: the FMA tiles or the small-m kernel)" : "sum bound: 2k + 2 roundings at twice the "
             "accumulator's unit roundoff (a matrix-instruction kernel may have run, whose rounding is not IEEE's)");
     if (strcmp(k->compare_rule, "bound") == 0)
         tkhi_evidence(rep, "largest error %.3g of its bound (element %s%s)", o->note.worst, at,

@@ -272,7 +272,8 @@ static void describe(const tkhi_call *c, tkh_report *report)
 static const char *layout(const tkhi_call *c)
 {
     if (c->plan.size[M_DIM] >= 1 && c->plan.size[M_DIM] <= TKH_SMALL_M_ROWS)
-        return ", the small-m kernel (at most 16 rows: a block a few columns over the whole of k)";
+        return ", the small-m kernel (at most 16 rows: a block a few columns over the whole of k, on fused "
+               "multiply-adds, or mma.sync for f16 and bf16 on NVIDIA)";
     return ", tiles of 128 x 128 outputs (fused multiply-adds, f64 mma.sync, MFMA) or 128 x 256 (16-bit and i8 "
            "mma.sync, wgmma)";
 }

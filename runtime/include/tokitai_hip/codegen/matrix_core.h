@@ -157,6 +157,21 @@ static inline bool tkh_sm80_or_later(int device)
     return hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) == hipSuccess && major >= 8;
 }
 
+/* The current device's multiprocessors, 0 where unknown: asked once per device. */
+static inline int tkh_device_sms(void)
+{
+    static int known[64];
+    int device = 0, v = 0;
+    if (hipGetDevice(&device) != hipSuccess || device < 0 || device >= 64)
+        return 0;
+    if ((v = __atomic_load_n(&known[device], __ATOMIC_RELAXED)) == 0) {
+        if (hipDeviceGetAttribute(&v, hipDeviceAttributeMultiprocessorCount, device) != hipSuccess || v <= 0)
+            return 0;
+        __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
 /* Whether the current device runs the mma.sync kernels: compute capability 8.0 or later. */
 static inline bool tkh_mma_device(void)
 {

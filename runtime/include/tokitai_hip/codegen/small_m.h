@@ -12,6 +12,8 @@
 #ifndef TOKITAI_HIP_CODEGEN_SMALL_M_H
 #define TOKITAI_HIP_CODEGEN_SMALL_M_H
 
+#include <stdint.h>
+
 #if defined(__HIPCC__) || defined(__CUDACC__)
 #define TKH_SMALL_FN __host__ __device__ __forceinline__
 #else
@@ -46,6 +48,49 @@ TKH_SMALL_FN unsigned tkh_small_mn_chunk(unsigned tid)
 TKH_SMALL_FN unsigned tkh_small_mn_slice(unsigned tid)
 {
     return tid / 8;
+}
+
+/* The small-m kernel on NVIDIA's mma.sync m16n8k16 (f16 and bf16 with b K-major and a's rows
+ * k-contiguous, in whole 16-byte chunks; sm_80 and later): a block's 8 warps take one group of
+ * 16 rows and 8 NT columns, each warp its chunks of 32 along k (U of them a step: chunk
+ * (w + 8 j) U + u of warp w at step j). Lane l (g = l / 4, t = l % 4) reads 16 bytes, 8
+ * elements, at k = 32 c + 8 t (tkh_small_mma_k) of a's rows g and g + 8 and of b's column g
+ * of each group of 8 columns, as 4 words of two elements. The instruction's 16 k are a
+ * permutation of the chunk's: its lane l holds A[g + 8 (i % 2)][2 t + 8 (i / 2) + e] in
+ * a[i] and B[2 t + 8 i + e][g] in b[i] (PTX ISA, "Matrix Fragments for mma.m16n8k16"), so
+ * that half h of the chunk (words 2 h and 2 h + 1 of each lane's pieces) makes one
+ * instruction whose k 2 t, 2 t + 1, 2 t + 8, 2 t + 9 are the lane's own elements 4 h to 4 h
+ * + 3, the same for a and b: the two instructions sum the chunk. */
+TKH_SMALL_FN unsigned tkh_small_mma_k(unsigned lane)
+{
+    return 8 * (lane % 4);
+}
+
+TKH_SMALL_FN int64_t tkh_small_mma_chunk(unsigned warp, int64_t step, int u, int U)
+{
+    return ((int64_t)warp + 8 * step) * U + u;
+}
+
+/* Half h's operands from the lane's words of a's rows g (lo) and g + 8 (hi), and of b. */
+TKH_SMALL_FN void tkh_small_mma_a(const uint32_t lo[4], const uint32_t hi[4], int h, uint32_t a[4])
+{
+    a[0] = lo[2 * h], a[1] = hi[2 * h], a[2] = lo[2 * h + 1], a[3] = hi[2 * h + 1];
+}
+
+TKH_SMALL_FN void tkh_small_mma_b(const uint32_t y[4], int h, uint32_t b[2])
+{
+    b[0] = y[2 * h], b[1] = y[2 * h + 1];
+}
+
+/* Where accumulator i of a lane lies in its 16 x 8 outputs: row g + 8 (i / 2), column 2 t + i % 2. */
+TKH_SMALL_FN unsigned tkh_small_mma_row(unsigned lane, int i)
+{
+    return lane / 4 + 8 * (unsigned)(i / 2);
+}
+
+TKH_SMALL_FN unsigned tkh_small_mma_col(unsigned lane, int i)
+{
+    return 2 * (lane % 4) + (unsigned)(i % 2);
 }
 
 /* Values a lane holds before step s of the reduce-scatter of p (a power of two). */

@@ -800,19 +800,6 @@ static int tkhk_linear_relu_bf16_wgmma_launch(int a_kmajor, int b_kmajor, int sm
 #include "tokitai_hip/codegen/small_m.h"
 #include "tokitai_hip/codegen/thread_group.h"
 
-/* The offsets of each array's batch 'i' (at[x]), over the plan's batch dimensions. */
-static __device__ __forceinline__ void tkhk_linear_relu_bf16_batch_at(const tkh_plan &p, int64_t i, int64_t *at)
-{
-    for (int x = 0; x < 4; ++x)
-        at[x] = 0;
-    for (int d = 3; d < p.ndim; ++d) {
-        const int64_t c = i % p.size[d];
-        i /= p.size[d];
-        for (int x = 0; x < 4; ++x)
-            at[x] += c * p.stride[x][d];
-    }
-}
-
 /* Products of at most 16 rows (x @ w^T at inference): the time is reading b once, so each
  * block takes a few columns for all its rows (at most MT) and the whole of k, its 256
  * threads splitting k; a's rows are read by every block, from the caches. b K-major (k
@@ -849,13 +836,13 @@ __global__ void TKH_SMALL_BOUNDS tkhk_linear_relu_bf16_small(const uint16_t *__r
         const int64_t n0 = tile * TILE;
         int64_t at[4];
         const uint16_t *a_row[MT];
-        tkhk_linear_relu_bf16_batch_at(tkhm_p, bb, at);
+        tkhk_linear_relu_bf16_batch(tkhm_p, bb, at);
         const uint16_t *const gb = p_weight + at[1];
 #pragma unroll
         for (int j = 0; j < MT; ++j) { /* rows past the last read the last, their sums unused */
             const int64_t r = g * MT + j < rows ? g * MT + j : rows - 1;
             if (fold)
-                tkhk_linear_relu_bf16_batch_at(tkhm_p, r / M, at);
+                tkhk_linear_relu_bf16_batch(tkhm_p, r / M, at);
             a_row[j] = p_x + at[0] + (fold ? r % M : r) * a_m;
         }
         float acc[P];
@@ -941,13 +928,118 @@ __global__ void TKH_SMALL_BOUNDS tkhk_linear_relu_bf16_small(const uint16_t *__r
                 sum += tkhm_red[(h * OWN + chunk) * P + v];
             const int64_t n = n0 + chunk * V + v / MT, r = g * MT + v % MT;
             if (n < N && r < rows) {
-                tkhk_linear_relu_bf16_batch_at(tkhm_p, fold ? r / M : bb, at);
+                tkhk_linear_relu_bf16_batch(tkhm_p, fold ? r / M : bb, at);
                 tkhk_linear_relu_bf16_finish(p_x, p_weight, p_bias, p_out, tkhm_p, at, fold ? r % M : r, n, sum);
             }
         }
         __syncthreads(); /* tkhm_red is free for the next task */
     }
 }
+
+#if defined(TKH_PLATFORM_NVIDIA)
+/* The small-m kernel on mma.sync m16n8k16 (f16 and bf16, b K-major, a's rows k-contiguous, whole
+ * 16-byte chunks; sm_80 and later): a block takes 16 rows and 8 NT columns, its 8 warps chunks
+ * of 32 along k, U at a time (so NT U 16-byte loads of b a lane in flight), each lane's pieces
+ * of a's rows and b's columns made into the instruction's operands by the maps of
+ * tokitai_hip/codegen/small_m.h. The instructions' f32 sums of each warp are then added across
+ * the warps in order in shared memory, and the epilogue runs once an output. Where the fused
+ * multiply-adds of the kernel above take a's rows 16 times as often as b's columns, here each
+ * chunk of b is one instruction's operand: 16 rows cost no more than one. */
+template <int NT, int U>
+__global__ void __launch_bounds__(TKH_SMALL_THREADS, 2) tkhk_linear_relu_bf16_small_mma(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const tkh_plan tkhm_p)
+{
+#if defined(TKH_HAS_MMA_SYNC)
+    constexpr int C = 8 * NT; /* a block's columns */
+    __shared__ float tkhm_red[TKH_SMALL_GROUPS][16][C + 1];
+    const int64_t K = tkhm_p.size[0], N = tkhm_p.size[1], M = tkhm_p.size[2], batch = tkhm_p.count / (N * M);
+    const int64_t a_m = tkhm_p.stride[0][2], b_n = tkhm_p.stride[1][1];
+    bool fold = true;
+    for (int d = 3; d < tkhm_p.ndim; ++d)
+        fold = fold && tkhm_p.stride[1][d] == 0;
+    const int64_t rows = fold ? M * batch : M, groups = (rows + 15) / 16, tiles = (N + C - 1) / C;
+    const int64_t steps = ((K + 31) / 32 + 8 * U - 1) / (8 * U);
+    const unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const unsigned piece = tkh_small_mma_k(lane);
+    for (int64_t task = blockIdx.x; task < groups * tiles * (fold ? 1 : batch); task += gridDim.x) {
+        const int64_t g = task % groups, tile = task / groups % tiles, bb = fold ? 0 : task / groups / tiles;
+        const int64_t n0 = tile * C;
+        int64_t at[4];
+        tkhk_linear_relu_bf16_batch(tkhm_p, bb, at);
+        /* this lane's rows (NULL past the last: zeros) and columns (past the last: the last's, unused) */
+        const uint16_t *a_row[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int64_t r = g * 16 + lane / 4 + 8 * h;
+            int64_t ra[4];
+            if (fold && r < rows)
+                tkhk_linear_relu_bf16_batch(tkhm_p, r / M, ra);
+            a_row[h] = r < rows ? p_x + (fold ? ra[0] : at[0]) + (fold ? r % M : r) * a_m + piece : NULL;
+        }
+        const uint16_t *b_col[NT];
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+            const int64_t c = n0 + 8 * j + lane / 4;
+            b_col[j] = p_weight + at[1] + (c < N ? c : N - 1) * b_n + piece;
+        }
+        float d[NT][4];
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+            d[j][0] = d[j][1] = d[j][2] = d[j][3] = 0;
+#pragma unroll 1
+        for (int64_t step = 0; step < steps; ++step) {
+            uint4 x[U][2], y[U][NT];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int64_t q = 32 * tkh_small_mma_chunk(warp, step, u, U);
+                const bool in = q + piece < K; /* K is whole chunks of 8: a piece is all in or all out */
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    x[u][h] = in && a_row[h] ? *(const uint4 *)(a_row[h] + q) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+                for (int j = 0; j < NT; ++j)
+                    y[u][j] = in ? *(const uint4 *)(b_col[j] + q) : make_uint4(0, 0, 0, 0);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    const uint32_t lo[4] = { x[u][0].x, x[u][0].y, x[u][0].z, x[u][0].w },
+                                   hi[4] = { x[u][1].x, x[u][1].y, x[u][1].z, x[u][1].w };
+                    uint32_t fa[4];
+                    tkh_small_mma_a(lo, hi, half, fa);
+#pragma unroll
+                    for (int j = 0; j < NT; ++j) {
+                        const uint32_t w[4] = { y[u][j].x, y[u][j].y, y[u][j].z, y[u][j].w };
+                        uint32_t fb[2];
+                        tkh_small_mma_b(w, half, fb);
+                        tkh_mma_16816<true>(d[j], fa, fb);
+                    }
+                }
+        }
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                tkhm_red[warp][tkh_small_mma_row(lane, i)][8 * j + tkh_small_mma_col(lane, i)] = d[j][i];
+        __syncthreads();
+        for (unsigned o = tid; o < 16 * C; o += TKH_SMALL_THREADS) {
+            const unsigned row = o / C, col = o % C;
+            const int64_t n = n0 + col, r = g * 16 + row;
+            if (n < N && r < rows) {
+                float sum = tkhm_red[0][row][col];
+#pragma unroll
+                for (int w = 1; w < TKH_SMALL_GROUPS; ++w)
+                    sum += tkhm_red[w][row][col];
+                int64_t ra[4];
+                tkhk_linear_relu_bf16_batch(tkhm_p, fold ? r / M : bb, ra);
+                tkhk_linear_relu_bf16_finish(p_x, p_weight, p_bias, p_out, tkhm_p, ra, fold ? r % M : r, n, sum);
+            }
+        }
+        __syncthreads(); /* tkhm_red is free for the next task */
+    }
+#endif
+}
+#endif
 
 /* The small-m kernel where the plan has at most 16 rows (m): -1 where it does not, else the
  * launch's error. Each operand's chunks are read as vectors (VEC) where every chunk is
@@ -985,6 +1077,21 @@ static int tkhk_linear_relu_bf16_small_m(const void *const *inputs, const tkh_pl
             && (uintptr_t)inputs[0] % 16 == 0;
     else
         vec = vec && b_k % v == 0 && n % v == 0;
+#if defined(TKH_PLATFORM_NVIDIA)
+    int sms = 0;
+    if (bk && vec && tkh_mma_device() && (sms = tkh_device_sms()) > 0) {
+        /* 32 columns a block, fewer where that makes fewer blocks than multiprocessors */
+        const int64_t groups = (rows + 15) / 16 * (fold ? 1 : batch);
+        int nt = 4;
+        while (nt > 1 && groups * ((n + 8 * nt - 1) / (8 * nt)) < (int64_t)sms)
+            nt /= 2;
+        const kernel_t by_nt[3] = { tkhk_linear_relu_bf16_small_mma<1, 4>, tkhk_linear_relu_bf16_small_mma<2, 4>, tkhk_linear_relu_bf16_small_mma<4, 2> };
+        const int64_t tasks = groups * ((n + 8 * nt - 1) / (8 * nt));
+        hipLaunchKernelGGL(by_nt[nt / 2], dim3((unsigned)(tasks < (1 << 24) ? tasks : (1 << 24) - 1)),
+            dim3(TKH_SMALL_THREADS), 0, (hipStream_t)stream, p_x, p_weight, p_bias, p_out, *p);
+        return (int)hipGetLastError();
+    }
+#endif
     const int64_t tasks = (rows + (1 << mt) - 1) / (1 << mt) * ((n + tile - 1) / tile) * (fold ? 1 : batch);
     const unsigned blocks = (unsigned)(tasks < (1 << 24) ? tasks : (1 << 24) - 1);
     hipLaunchKernelGGL(kernels[mt][2 * bk + vec], dim3(blocks), dim3(TKH_SMALL_THREADS), 0, (hipStream_t)stream,
@@ -1068,11 +1175,17 @@ extern "C" TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *i
 /* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more
  * rows than the call), on the current device sums in round-to-nearest fused multiply-adds
  * (tkh_product_nearest_fn): the small-m kernel takes every plan of at most TKH_SMALL_M_ROWS
- * rows; above that, a matrix-instruction kernel may take it where the device runs one. */
+ * rows, on its fused multiply-adds but for 16-bit floats on NVIDIA sm_80 and later; above
+ * that, a matrix-instruction kernel may take it where the device runs one. */
 extern "C" TKH_HIDDEN int tkhk_linear_relu_bf16_launch_nearest(const tkh_plan *plan)
 {
-    if (plan->size[2] <= TKH_SMALL_M_ROWS)
+    if (plan->size[2] <= TKH_SMALL_M_ROWS) {
+#if defined(TKH_PLATFORM_NVIDIA)
+        if (tkh_mma_device())
+            return 0; /* the small-m kernel on the matrix instruction may take it */
+#endif
         return 1;
+    }
 #if defined(TKH_PLATFORM_NVIDIA)
     if (tkh_mma_device())
         return 0;

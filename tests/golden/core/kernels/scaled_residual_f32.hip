@@ -534,19 +534,6 @@ static int tkhk_scaled_residual_f32_mfma_launch(int layout, unsigned grid, void 
 #include "tokitai_hip/codegen/small_m.h"
 #include "tokitai_hip/codegen/thread_group.h"
 
-/* The offsets of each array's batch 'i' (at[x]), over the plan's batch dimensions. */
-static __device__ __forceinline__ void tkhk_scaled_residual_f32_batch_at(const tkh_plan &p, int64_t i, int64_t *at)
-{
-    for (int x = 0; x < 5; ++x)
-        at[x] = 0;
-    for (int d = 3; d < p.ndim; ++d) {
-        const int64_t c = i % p.size[d];
-        i /= p.size[d];
-        for (int x = 0; x < 5; ++x)
-            at[x] += c * p.stride[x][d];
-    }
-}
-
 /* Products of at most 16 rows (x @ w^T at inference): the time is reading b once, so each
  * block takes a few columns for all its rows (at most MT) and the whole of k, its 256
  * threads splitting k; a's rows are read by every block, from the caches. b K-major (k
@@ -583,13 +570,13 @@ __global__ void TKH_SMALL_BOUNDS tkhk_scaled_residual_f32_small(const float *__r
         const int64_t n0 = tile * TILE;
         int64_t at[5];
         const float *a_row[MT];
-        tkhk_scaled_residual_f32_batch_at(tkhm_p, bb, at);
+        tkhk_scaled_residual_f32_batch(tkhm_p, bb, at);
         const float *const gb = p_weight + at[1];
 #pragma unroll
         for (int j = 0; j < MT; ++j) { /* rows past the last read the last, their sums unused */
             const int64_t r = g * MT + j < rows ? g * MT + j : rows - 1;
             if (fold)
-                tkhk_scaled_residual_f32_batch_at(tkhm_p, r / M, at);
+                tkhk_scaled_residual_f32_batch(tkhm_p, r / M, at);
             a_row[j] = p_x + at[0] + (fold ? r % M : r) * a_m;
         }
         float acc[P];
@@ -675,13 +662,14 @@ __global__ void TKH_SMALL_BOUNDS tkhk_scaled_residual_f32_small(const float *__r
                 sum += tkhm_red[(h * OWN + chunk) * P + v];
             const int64_t n = n0 + chunk * V + v / MT, r = g * MT + v % MT;
             if (n < N && r < rows) {
-                tkhk_scaled_residual_f32_batch_at(tkhm_p, fold ? r / M : bb, at);
+                tkhk_scaled_residual_f32_batch(tkhm_p, fold ? r / M : bb, at);
                 tkhk_scaled_residual_f32_finish(p_x, p_weight, p_scale, p_residual, p_out, tkhm_p, at, fold ? r % M : r, n, sum);
             }
         }
         __syncthreads(); /* tkhm_red is free for the next task */
     }
 }
+
 
 /* The small-m kernel where the plan has at most 16 rows (m): -1 where it does not, else the
  * launch's error. Each operand's chunks are read as vectors (VEC) where every chunk is
@@ -794,11 +782,13 @@ extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const
 /* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more
  * rows than the call), on the current device sums in round-to-nearest fused multiply-adds
  * (tkh_product_nearest_fn): the small-m kernel takes every plan of at most TKH_SMALL_M_ROWS
- * rows; above that, a matrix-instruction kernel may take it where the device runs one. */
+ * rows, on its fused multiply-adds but for 16-bit floats on NVIDIA sm_80 and later; above
+ * that, a matrix-instruction kernel may take it where the device runs one. */
 extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_nearest(const tkh_plan *plan)
 {
-    if (plan->size[2] <= TKH_SMALL_M_ROWS)
+    if (plan->size[2] <= TKH_SMALL_M_ROWS) {
         return 1;
+    }
 #if !defined(TKH_PLATFORM_NVIDIA)
     if (tkh_mfma_device())
         return 0;
