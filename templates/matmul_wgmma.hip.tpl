@@ -97,6 +97,7 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
         if (ktiles > 0 && ct % 32 == 0)
             tkh_mbar_arrive(empty0 + 8 * last);
         $(k.symbol)_place(tkhm_p, tile, T::bm, T::bn, at, m0, n0);
+@ if wgmma.staged then
         /* each array's offsets of this thread's two rows and first column, worked out once: an
          * accumulator's output then costs a multiply-add an array (its column step is constant) */
         const int64_t m = m0 + tkh_wg_acc_row(ct, 0), n = n0 + tkh_wg_acc_col(ct, 0);
@@ -107,7 +108,6 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
             row[0][x] = at[x] + m * tkhm_p.stride[x][2] + n * s_n[x];
             row[1][x] = row[0][x] + 8 * tkhm_p.stride[x][2]; /* tkh_wg_acc_dm's other row */
         }
-@ if wgmma.staged then
         /* the outputs through shared memory where the output has a map (2-byte elements): each
          * consumer warpgroup writes its 64 rows by 128 columns at a time in pairs of columns, then
          * one thread stores them by the accelerator, two boxes of 64 x 64, which leave out what
@@ -154,7 +154,6 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
                 }
             }
         };
-@ end
         auto epilogue = [&](auto partials) {
 #pragma unroll
             for (int v = 0; v < T::accs; ++v) {
@@ -168,16 +167,39 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
                 }
             }
         };
-@ if wgmma.staged then
         if (sizeof($(O.c)) == 2 && tkhm_maps.store) /* the launcher makes no output map for other sizes */
             rounds(tile);
         else if (tkhm_p.mode == TKH_PLAN_PARTIALS)
-@ else
-        if (tkhm_p.mode == TKH_PLAN_PARTIALS)
-@ end
             epilogue(tkh_bool<true>());
         else
             epilogue(tkh_bool<false>());
+@ else
+        /* the epilogues that call the math library (unrolled at each of a thread's 128 sums, their
+         * code overflows the instruction cache): each consumer warpgroup's sums through shared
+         * memory, 64 columns at a time as f32 (row r's groups of 8 columns swizzled by r % 8, so
+         * that neither side's accesses conflict), then a loop not unrolled over them, one output
+         * a thread an iteration, a warp's 32 along a row */
+        float *const raw = (float *)(tkhm_s + T::stages * T::stage + wg * (T::out_bytes / 2));
+        const unsigned r0 = tkh_wg_acc_row(ct, 0) - 64 * wg, c0 = tkh_wg_acc_col(ct, 0);
+#pragma unroll
+        for (int h = 0; h < T::bn / 64; ++h) {
+            tkh_warpgroup_sync(1 + wg); /* the last round's reads are done */
+#pragma unroll
+            for (int q = 0; q < T::accs / 8; ++q) { /* sums v, v + 1: columns dn, dn + 1 of row dm */
+                const int v = h * (T::accs / 4) + 2 * q;
+                const unsigned r = r0 + tkh_wg_acc_dm(v), c = c0 + tkh_wg_acc_dn(v) - 64 * h;
+                *(float2 *)(raw + r * 64 + (c ^ 8 * (r % 8))) = make_float2(acc[v], acc[v + 1]);
+            }
+            tkh_warpgroup_sync(1 + wg);
+#pragma unroll 1
+            for (unsigned e = ct % 128; e < 64 * 64; e += 128) {
+                const unsigned r = e / 64, c = e % 64;
+                const int64_t mm = m0 + 64 * wg + r, nn = n0 + 64 * h + c;
+                if (mm < tkhm_m && nn < tkhm_n)
+                    $(k.symbol)_finish($(pass), tkhm_p, at, mm, nn, ($(R))raw[r * 64 + (c ^ 8 * (r % 8))]);
+            }
+        }
+@ end
     }
 @ if wgmma.staged then
     if (ct % 128 == 0)
@@ -221,7 +243,7 @@ static int $(k.symbol)_wgmma_launch(int a_kmajor, int b_kmajor, int sms, unsigne
         $(k.symbol)_wgmma<false, false>, $(k.symbol)_wgmma<false, true>, $(k.symbol)_wgmma<true, false>,
         $(k.symbol)_wgmma<true, true> };
     void (*const kernel)($(table.concat(params, ", ")), const tkh_plan, const tkh_wg_maps) = kernels[2 * a_kmajor + b_kmajor];
-    const size_t bytes = (size_t)T::stages * T::stage + $(wgmma.staged and "T::out_bytes" or "0") + 1024;
+    const size_t bytes = (size_t)T::stages * T::stage + T::out_bytes + 1024; /* staged outputs, or looped sums */
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
         return (int)e;

@@ -166,7 +166,8 @@ M.kernel_templates = { "matmul.hip.tpl", "matmul_mma.hip.tpl", "matmul_projectio
 -- bf16: the instruction's type flag, op: its name in the kernel's comment; staged: outputs
 -- through shared memory and the accelerator's stores, where the epilogue calls no function of
 -- the math library: unrolled over a thread's 128 sums, such a call's code overflows the
--- instruction cache, and the direct stores' version measured faster, docs/matmul.md).
+-- instruction cache; those epilogues take the sums through shared memory instead and run in a
+-- loop not unrolled, docs/matmul.md).
 function M.template_locals(k)
   local L = { S = k.type.c, O = k.out_type, float = k.type.domain == "float", a = k.inputs[1], b = k.inputs[2] }
   L.R = L.float and k.acc.compute or k.acc.unsigned

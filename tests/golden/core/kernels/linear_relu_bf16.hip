@@ -784,7 +784,7 @@ static int tkhk_linear_relu_bf16_wgmma_launch(int a_kmajor, int b_kmajor, int sm
         tkhk_linear_relu_bf16_wgmma<false, false>, tkhk_linear_relu_bf16_wgmma<false, true>, tkhk_linear_relu_bf16_wgmma<true, false>,
         tkhk_linear_relu_bf16_wgmma<true, true> };
     void (*const kernel)(const uint16_t *__restrict__ p_x, const uint16_t *__restrict__ p_weight, const uint16_t *__restrict__ p_bias, uint16_t *__restrict__ p_out, const tkh_plan, const tkh_wg_maps) = kernels[2 * a_kmajor + b_kmajor];
-    const size_t bytes = (size_t)T::stages * T::stage + T::out_bytes + 1024;
+    const size_t bytes = (size_t)T::stages * T::stage + T::out_bytes + 1024; /* staged outputs, or looped sums */
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
         return (int)e;
