@@ -224,7 +224,7 @@ static int $(k.symbol)_wgmma_here(int *sms)
         hipFuncAttributes f;
         int n = 0;
         v = hipFuncGetAttributes(&f, (const void *)$(k.symbol)_wgmma<true, true>) == hipSuccess && f.sharedSizeBytes > 0
-                && hipDeviceGetAttribute(&n, hipDeviceAttributeMultiprocessorCount, device) == hipSuccess && n > 0
+                && (n = tkh_device_sms()) > 0
             ? n : -1;
         __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
     }
