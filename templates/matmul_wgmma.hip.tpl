@@ -208,28 +208,28 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
 #endif
 }
 
-/* Whether the current device runs the wgmma kernel's body, and its multiprocessors (in *sms).
- * Host code is compiled once for every target, so the choice is the loaded code's: only sm_90a
- * code has the body's static shared memory (its barriers), which cudaFuncGetAttributes reports
- * for the image this device runs (no stream operation, so it is safe under graph capture). Asked
- * once per device. */
+/* Whether the current device runs the wgmma kernel's body: its multiprocessors where it does,
+ * else -1. Host code is compiled once for every target, so the choice is the loaded code's:
+ * only sm_90a code has the body's static shared memory (its barriers), which
+ * cudaFuncGetAttributes reports for the image this device runs (no stream operation, so it is
+ * safe under graph capture). */
+static int $(k.symbol)_wgmma_ask(int device)
+{
+    (void)device; /* the current one, which tkh_device_fact asks about */
+    hipFuncAttributes f;
+    int n = 0;
+    return hipFuncGetAttributes(&f, (const void *)$(k.symbol)_wgmma<true, true>) == hipSuccess && f.sharedSizeBytes > 0
+            && (n = tkh_device_sms()) > 0
+        ? n : -1;
+}
+
+/* Whether the current device runs the wgmma kernel's body, and its multiprocessors (in *sms):
+ * asked once per device. */
 static int $(k.symbol)_wgmma_here(int *sms)
 {
-    static int known[64]; /* 0 not asked yet, -1 no, else the multiprocessors */
-    int device = 0;
-    if (hipGetDevice(&device) != hipSuccess || device < 0 || device >= 64)
-        return 0;
-    int v = __atomic_load_n(&known[device], __ATOMIC_RELAXED);
-    if (v == 0) {
-        hipFuncAttributes f;
-        int n = 0;
-        v = hipFuncGetAttributes(&f, (const void *)$(k.symbol)_wgmma<true, true>) == hipSuccess && f.sharedSizeBytes > 0
-                && (n = tkh_device_sms()) > 0
-            ? n : -1;
-        __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
-    }
-    *sms = v;
-    return v > 0;
+    static int known[64];
+    *sms = tkh_device_fact(known, $(k.symbol)_wgmma_ask);
+    return *sms > 0;
 }
 
 /* The wgmma kernel for a's and b's layouts and their tensor maps, with its shared memory (the

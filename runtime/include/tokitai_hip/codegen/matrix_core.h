@@ -18,20 +18,19 @@
 #if defined(__HIPCC__) || defined(__CUDACC__)
 #include "tokitai_hip/codegen/hip_platform.h"
 
-/* Whether the current device runs a kind of matrix-instruction kernel: ask(device), asked
- * once per device and kept in known (0 not asked yet, 1 yes, 2 no), so that a launcher's
- * call costs one hipGetDevice. */
-static inline bool tkh_device_runs(int known[64], bool (*ask)(int device))
+/* A fact of the current device (whether it runs a kind of kernel, its multiprocessors):
+ * ask(device), asked once per device and kept in known (0: not asked yet), so that a
+ * launcher's call costs one hipGetDevice. ask returns 0 where the device could not say (not
+ * kept: asked again); so does this where the current device is not known. */
+static inline int tkh_device_fact(int known[64], int (*ask)(int device))
 {
     int device = 0;
     if (hipGetDevice(&device) != hipSuccess || device < 0 || device >= 64)
-        return false;
+        return 0;
     int v = __atomic_load_n(&known[device], __ATOMIC_RELAXED);
-    if (v == 0) {
-        v = ask(device) ? 1 : 2;
+    if (v == 0 && (v = ask(device)) != 0)
         __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
-    }
-    return v == 1;
+    return v;
 }
 #endif
 
@@ -151,32 +150,31 @@ template <bool bf16> static __device__ __forceinline__ void tkh_mma_16816(float 
 #include "tokitai_hip/codegen/matrix_core_sm90.h"
 
 #if defined(__HIPCC__) || defined(__CUDACC__)
-static inline bool tkh_sm80_or_later(int device)
+static inline int tkh_sm80_or_later(int device) /* 1 yes, -1 no */
 {
     int major = 0;
-    return hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) == hipSuccess && major >= 8;
+    return hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) == hipSuccess && major >= 8
+        ? 1 : -1;
 }
 
-/* The current device's multiprocessors, 0 where unknown: asked once per device. */
+static inline int tkh_multiprocessors(int device) /* 0 where the runtime cannot say */
+{
+    int n = 0;
+    return hipDeviceGetAttribute(&n, hipDeviceAttributeMultiprocessorCount, device) == hipSuccess && n > 0 ? n : 0;
+}
+
+/* The current device's multiprocessors, 0 where unknown. */
 static inline int tkh_device_sms(void)
 {
     static int known[64];
-    int device = 0, v = 0;
-    if (hipGetDevice(&device) != hipSuccess || device < 0 || device >= 64)
-        return 0;
-    if ((v = __atomic_load_n(&known[device], __ATOMIC_RELAXED)) == 0) {
-        if (hipDeviceGetAttribute(&v, hipDeviceAttributeMultiprocessorCount, device) != hipSuccess || v <= 0)
-            return 0;
-        __atomic_store_n(&known[device], v, __ATOMIC_RELAXED);
-    }
-    return v;
+    return tkh_device_fact(known, tkh_multiprocessors);
 }
 
 /* Whether the current device runs the mma.sync kernels: compute capability 8.0 or later. */
 static inline bool tkh_mma_device(void)
 {
     static int known[64];
-    return tkh_device_runs(known, tkh_sm80_or_later);
+    return tkh_device_fact(known, tkh_sm80_or_later) > 0;
 }
 #endif
 #endif
@@ -289,11 +287,12 @@ TKH_HD static inline unsigned tkh_mfma_acc_col(unsigned lane)
 }
 
 #if defined(__HIPCC__)
-static inline bool tkh_gfx90a(int device)
+static inline int tkh_gfx90a(int device) /* 1 yes, -1 no */
 {
     hipDeviceProp_t p;
     return hipGetDeviceProperties(&p, device) == hipSuccess && strncmp(p.gcnArchName, "gfx90a", 6) == 0
-        && (p.gcnArchName[6] == '\0' || p.gcnArchName[6] == ':');
+            && (p.gcnArchName[6] == '\0' || p.gcnArchName[6] == ':')
+        ? 1 : -1;
 }
 
 /* Whether the current device runs the MFMA kernels: a gfx90a (any features), whose code
@@ -301,7 +300,7 @@ static inline bool tkh_gfx90a(int device)
 static inline bool tkh_mfma_device(void)
 {
     static int known[64];
-    return tkh_device_runs(known, tkh_gfx90a);
+    return tkh_device_fact(known, tkh_gfx90a) > 0;
 }
 #endif
 
