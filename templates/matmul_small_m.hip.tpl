@@ -295,7 +295,7 @@ static int $(k.symbol)_small_m(const void *const *inputs, const tkh_plan *p, voi
 @ if half_mma then
 #if defined(TKH_PLATFORM_NVIDIA)
     int sms = 0;
-    if (bk && vec && tkh_mma_device() && (sms = tkh_device_sms()) > 0) {
+    if (bk && vec && (sms = tkh_mma_sms()) > 0) {
         /* 32 columns a block, fewer where that makes fewer blocks than multiprocessors */
         const int64_t groups = (rows + 15) / 16 * (fold ? 1 : batch);
         int nt = 4;

@@ -219,7 +219,7 @@ static int $(k.symbol)_wgmma_ask(int device)
     hipFuncAttributes f;
     int n = 0;
     return hipFuncGetAttributes(&f, (const void *)$(k.symbol)_wgmma<true, true>) == hipSuccess && f.sharedSizeBytes > 0
-            && (n = tkh_device_sms()) > 0
+            && (n = tkh_mma_sms()) > 0
         ? n : -1;
 }
 

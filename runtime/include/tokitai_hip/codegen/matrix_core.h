@@ -150,31 +150,28 @@ template <bool bf16> static __device__ __forceinline__ void tkh_mma_16816(float 
 #include "tokitai_hip/codegen/matrix_core_sm90.h"
 
 #if defined(__HIPCC__) || defined(__CUDACC__)
-static inline int tkh_sm80_or_later(int device) /* 1 yes, -1 no */
+/* The multiprocessors of 'device' where it runs the mma.sync kernels (compute capability 8.0
+ * or later), else -1 (also where the runtime cannot say: kept, so that every launcher of a
+ * call sees the same answer). */
+static inline int tkh_mma_multiprocessors(int device)
 {
-    int major = 0;
+    int major = 0, n = 0;
     return hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device) == hipSuccess && major >= 8
-        ? 1 : -1;
+            && hipDeviceGetAttribute(&n, hipDeviceAttributeMultiprocessorCount, device) == hipSuccess && n > 0
+        ? n : -1;
 }
 
-static inline int tkh_multiprocessors(int device) /* 0 where the runtime cannot say */
-{
-    int n = 0;
-    return hipDeviceGetAttribute(&n, hipDeviceAttributeMultiprocessorCount, device) == hipSuccess && n > 0 ? n : 0;
-}
-
-/* The current device's multiprocessors, 0 where unknown. */
-static inline int tkh_device_sms(void)
+/* The current device's multiprocessors where it runs the mma.sync kernels, else at most 0. */
+static inline int tkh_mma_sms(void)
 {
     static int known[64];
-    return tkh_device_fact(known, tkh_multiprocessors);
+    return tkh_device_fact(known, tkh_mma_multiprocessors);
 }
 
-/* Whether the current device runs the mma.sync kernels: compute capability 8.0 or later. */
+/* Whether the current device runs the mma.sync kernels. */
 static inline bool tkh_mma_device(void)
 {
-    static int known[64];
-    return tkh_device_fact(known, tkh_sm80_or_later) > 0;
+    return tkh_mma_sms() > 0;
 }
 #endif
 #endif

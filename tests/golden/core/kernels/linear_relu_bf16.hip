@@ -760,7 +760,7 @@ static int tkhk_linear_relu_bf16_wgmma_ask(int device)
     hipFuncAttributes f;
     int n = 0;
     return hipFuncGetAttributes(&f, (const void *)tkhk_linear_relu_bf16_wgmma<true, true>) == hipSuccess && f.sharedSizeBytes > 0
-            && (n = tkh_device_sms()) > 0
+            && (n = tkh_mma_sms()) > 0
         ? n : -1;
 }
 
@@ -1079,7 +1079,7 @@ static int tkhk_linear_relu_bf16_small_m(const void *const *inputs, const tkh_pl
         vec = vec && b_k % v == 0 && n % v == 0;
 #if defined(TKH_PLATFORM_NVIDIA)
     int sms = 0;
-    if (bk && vec && tkh_mma_device() && (sms = tkh_device_sms()) > 0) {
+    if (bk && vec && (sms = tkh_mma_sms()) > 0) {
         /* 32 columns a block, fewer where that makes fewer blocks than multiprocessors */
         const int64_t groups = (rows + 15) / 16 * (fold ? 1 : batch);
         int nt = 4;
