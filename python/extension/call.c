@@ -46,13 +46,45 @@ static PyObject *str_dlpack, *str_dlpack_device, *str_stream, *str_requires_grad
 enum { FAILED = -1, FALL_BACK = 0, DONE = 1 };
 enum { HOST_CPU = kDLCPU, GPU_CUDA = kDLCUDA };
 
+/* DLPack 1.2's C exchange API (dlpack.h's DLPackExchangeAPI, spelled here: Debian ships
+ * DLPack 0.6), which an array type offers as the PyCapsule "dlpack_exchange_api" in its
+ * __dlpack_c_exchange_api__ (torch's since late 2025): a version header, then five functions, of
+ * which this module takes two: a borrowed DLTensor of an object (its shape and strides the
+ * object's own, valid while it lives) and the library's current stream on a device. */
+typedef struct exchange_api {
+    struct {
+        uint32_t major, minor;
+    } version;
+    const void *prev_api;
+    void *managed_tensor_allocator, *managed_tensor_from_py_object_no_sync, *managed_tensor_to_py_object_no_sync;
+    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+    int (*current_work_stream)(int device_type, int32_t device_id, void **out_current_stream);
+} exchange_api;
+
 /* Array types described from their attributes as torch.to_dlpack exports them
- * (_arrays.Attributes), looked up by exact type; spec NULL: a type without. */
+ * (_arrays.Attributes), looked up by exact type; spec NULL: a type without. Where the type
+ * offers the exchange API (api), a DLTensor and the current stream come from it instead of
+ * six attributes and a Python call. */
 typedef struct described_type {
     PyTypeObject *type;
-    PyObject *spec, *keys, *strided, *stream, *empty;
+    PyObject *spec, *keys, *strided, *stream, *empty, *capsule;
+    const exchange_api *api;
     int gpu;
 } described_type;
+
+/* type's exchange API of major version 1, or NULL (holding its capsule in *capsule). */
+static const exchange_api *exchange_api_of(PyTypeObject *type, PyObject **capsule)
+{
+    *capsule = PyObject_GetAttrString((PyObject *)type, "__dlpack_c_exchange_api__");
+    const exchange_api *api = *capsule && PyCapsule_IsValid(*capsule, "dlpack_exchange_api")
+        ? PyCapsule_GetPointer(*capsule, "dlpack_exchange_api") : NULL;
+    if (!api || api->version.major != 1 || !api->dltensor_from_py_object_no_sync) {
+        PyErr_Clear();
+        Py_CLEAR(*capsule);
+        return NULL;
+    }
+    return api;
+}
 static described_type described[8];
 static int described_count;
 
@@ -84,6 +116,7 @@ static const described_type *described_for(PyTypeObject *type)
             return NULL; /* not cached: asked again, through __dlpack__ meanwhile */
         }
         row.spec = spec;
+        row.api = exchange_api_of(type, &row.capsule);
     } else {
         Py_DECREF(spec);
     }
@@ -150,15 +183,39 @@ static int described_device(const described_type *d, PyObject *obj, int *type, i
     return DONE;
 }
 
-/* obj's DLTensor from its attributes, as _arrays.Attributes.describe: FALL_BACK where
- * DLPack would refuse or copy it (the caller then asks __dlpack__). */
+/* Whether DLPack would export obj as it is (DONE): it requires no grad and has no conjugate or
+ * negative bit; else FALL_BACK. */
+static int exportable(PyObject *obj)
+{
+    PyObject *const names[3] = { str_requires_grad, str_is_conj, str_is_neg };
+    for (int i = 0; i < 3; ++i) {
+        int flag;
+        if (truth(obj, names[i], &flag) < 0)
+            return FAILED;
+        if (flag)
+            return FALL_BACK;
+    }
+    return DONE;
+}
+
+/* obj's DLTensor from its attributes, as _arrays.Attributes.describe, or from the type's
+ * exchange API: FALL_BACK where DLPack would refuse or copy it (the caller then asks
+ * __dlpack__, which says why). */
 static int describe(const described_type *d, PyObject *obj, call_state *st, DLTensor **out)
 {
-    int flag;
-    if (truth(obj, str_requires_grad, &flag) < 0)
-        return FAILED;
-    if (flag)
-        return FALL_BACK;
+    int r = exportable(obj);
+    if (r != DONE)
+        return r;
+    DLTensor *t = &st->tensors[st->described];
+    if (d->api) { /* the dtype, the layout (sparse refused) and the rest in one call */
+        if (d->api->dltensor_from_py_object_no_sync(obj, t) != 0 || t->ndim > TKH_MAX_DIMS) {
+            PyErr_Clear();
+            return FALL_BACK;
+        }
+        st->described++;
+        *out = t;
+        return DONE;
+    }
     PyObject *dtype = PyObject_GetAttr(obj, str_dtype);
     if (!dtype)
         return FAILED;
@@ -173,15 +230,6 @@ static int describe(const described_type *d, PyObject *obj, call_state *st, DLTe
     Py_DECREF(layout);
     if (strided <= 0)
         return strided < 0 ? FAILED : FALL_BACK;
-    if (truth(obj, str_is_conj, &flag) < 0)
-        return FAILED;
-    if (flag)
-        return FALL_BACK;
-    if (truth(obj, str_is_neg, &flag) < 0)
-        return FAILED;
-    if (flag)
-        return FALL_BACK;
-    DLTensor *t = &st->tensors[st->described];
     int64_t *shape = st->dims[st->described][0], *strides = st->dims[st->described][1];
     int type, index, nd, nd_strides;
     if (described_device(d, obj, &type, &index) != DONE)
@@ -196,7 +244,7 @@ static int describe(const described_type *d, PyObject *obj, call_state *st, DLTe
     PyObject *dims = PyObject_GetAttr(obj, str_shape);
     if (!dims)
         return FAILED;
-    int r = int_tuple(dims, shape, &nd);
+    r = int_tuple(dims, shape, &nd);
     Py_DECREF(dims);
     if (r != DONE)
         return r;
@@ -407,7 +455,12 @@ static int place(const described_type *d, PyObject *first, placement *p)
     p->host = p->type == kDLCPU || p->type == kDLCUDAHost || p->type == kDLROCMHost;
     p->stream = 0;
     int own = 0;
-    if (!p->host) {
+    if (!p->host && d && d->api && d->api->current_work_stream) {
+        void *s = NULL;
+        if (d->api->current_work_stream(p->type, p->index, &s) != 0)
+            return FAILED;
+        p->stream = (long long)(intptr_t)s, own = 1;
+    } else if (!p->host) {
         int theirs = d && d->stream != Py_None;
         PyObject *s = theirs ? PyObject_CallFunction(d->stream, "i", p->index)
                              : PyObject_CallFunction(hook_current_stream, "Oi", first, p->index);

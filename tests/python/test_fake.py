@@ -248,6 +248,90 @@ class Described:
         return capsule
 
 
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+_FROM = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+_STREAM = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))
+
+
+class _ExchangeAPI(ctypes.Structure):  # DLPack 1.2's DLPackExchangeAPI
+    _fields_ = [("version", _Version), ("prev_api", ctypes.c_void_p), ("managed_tensor_allocator", ctypes.c_void_p),
+                ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+                ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+                ("dltensor_from_py_object_no_sync", _FROM), ("current_work_stream", _STREAM)]
+
+
+class Exchanged(Described):
+    """A Described array whose type offers DLPack 1.2's C exchange API as torch's does
+    (__dlpack_c_exchange_api__, the capsule "dlpack_exchange_api"): the C call takes its
+    DLTensor and the current stream from it, counted here; refused (-1) where asked."""
+    exchanged, streams = 0, []
+
+    def __init__(self, a, declined=False, index=-1, refused=False):
+        super().__init__(a, declined, index)
+        self.refused = refused
+
+
+def _dltensor_from(address, out):
+    x = ctypes.cast(address, ctypes.py_object).value
+    if x.refused:
+        return -1
+    Exchanged.exchanged += 1
+    row = th._arrays.TYPES[th._arrays.OURS[x.a.dtype.name]]
+    nd = x.a.ndim
+    x.dims = ((ctypes.c_int64 * max(nd, 1))(*x.shape), (ctypes.c_int64 * max(nd, 1))(*x.stride()))  # live with x
+    t = th._arrays.n.DLTensor.from_address(out)
+    t.data, t.ndim, t.byte_offset = x.data_ptr() or None, nd, 0
+    t.device.device_type, t.device.device_id = (1, 0) if x.index < 0 else (10, x.index)
+    t.dtype = th._arrays.n.DLDataType(row.dlpack_code, row.bits, 1)
+    t.shape, t.strides = (ctypes.cast(d, ctypes.POINTER(ctypes.c_int64)) for d in x.dims)
+    return 0
+
+
+def _current_work_stream(device_type, device_id, out):
+    Exchanged.streams.append((device_type, device_id))
+    out[0] = None
+    return 0
+
+
+_exchange = _ExchangeAPI(_Version(1, 2), None, None, None, None, _FROM(_dltensor_from),
+                         _STREAM(_current_work_stream))
+_new_capsule = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(
+    ("PyCapsule_New", ctypes.pythonapi))
+_capsule_name = ctypes.create_string_buffer(b"dlpack_exchange_api")  # lives as long as the capsule
+Exchanged.__dlpack_c_exchange_api__ = _new_capsule(ctypes.addressof(_exchange), ctypes.addressof(_capsule_name), None)
+
+
+def test_arrays_through_the_exchange_api():
+    """Where the C call runs, a type with the exchange API gives each array's DLTensor and the
+    stream in one call each (no attribute of the layout, no __dlpack__); what the API refuses
+    goes through __dlpack__; the Python call reads the attributes as before."""
+    row = th._arrays.TYPES["f32"]
+    th._arrays.EXPORTERS[Exchanged] = th._arrays.Attributes(
+        {np.dtype(np.float32): th._arrays._key(row.dlpack_code, row.bits)}, "strided", 10, stream=lambda index: 0,
+        empty=lambda shape, name, like: Exchanged(np.empty(shape, th._arrays.LIB_NAME[name]), index=like.index))
+    c_call = th.extension_path is not None
+    Described.dlpacks, Exchanged.exchanged, Exchanged.streams = 0, 0, []
+    a, b = f32(5, 8), f32(8, 5).T
+    out = np.full((5, 8), np.nan, np.float32)
+    with th.Context(oracle="full", device_oracle="full"):
+        th.add(Exchanged(a), Exchanged(b), out=Exchanged(out))  # on the host
+        np.testing.assert_array_equal(out, a + b)
+        assert (Exchanged.exchanged, Exchanged.streams) == ((3, []) if c_call else (0, []))
+        y = th.add(Exchanged(a, index=0), Exchanged(b, index=0))  # on the device, the output made
+        np.testing.assert_array_equal(y.a, a + b)
+        assert th.last_report()["cpu_oracle_matches"] is True
+        assert (Exchanged.exchanged, Exchanged.streams) == ((6, [(10, 0)]) if c_call else (0, []))
+        assert Described.dlpacks == 0
+        th.add(Exchanged(a, refused=True), Exchanged(b), out=Exchanged(out))
+        np.testing.assert_array_equal(out, a + b)
+        assert Described.dlpacks == (1 if c_call else 0) and Exchanged.exchanged == (8 if c_call else 0)
+        th.add(Exchanged(a, True), Exchanged(b), out=Exchanged(out))  # requires grad: never exchanged
+        assert Described.dlpacks == (2 if c_call else 1) and Exchanged.exchanged == (10 if c_call else 0)
+
+
 def test_arrays_described_by_their_attributes():
     row = th._arrays.TYPES["f32"]
     made = []
