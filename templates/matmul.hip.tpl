@@ -11,6 +11,7 @@
 #include "tokitai_hip/codegen/matrix_core.h"
 #include "tokitai_hip/codegen/plan.h"
 #include "tokitai_hip/codegen/projection.h"
+#include "tokitai_hip/codegen/small_m.h"
 #include "$(k.oracle_header)"
 
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)

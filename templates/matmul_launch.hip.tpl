@@ -19,8 +19,8 @@ static int $(k.symbol)_run(const void *const *inputs, void *const *outputs, cons
 #if defined(TKH_PLATFORM_NVIDIA)
         int sms = 0;
         tkh_wg_maps maps;
-        if ($(k.symbol)_wgmma_here(&sms)
-            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, $(wgmma.bf16),
+        if ($(wgmma.kmajor_only and "a_kmajor && b_kmajor && " or "")$(k.symbol)_wgmma_here(&sms)
+            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, $(wgmma.map),
                 $(out_index), $(wgmma.staged and "sizeof(" .. L.O.c .. ")" or "0")))
             return $(k.symbol)_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, &maps, $(table.concat(args, ", ")), plan);
 #endif
@@ -59,12 +59,28 @@ __global__ void __launch_bounds__(256) $(k.symbol)_slices($(table.concat(params,
 /* The launcher. A plan split along k (plan->split slices of plan->chunk, chosen where the
  * output's tiles are too few for the device: shapes/matmul.c) runs as a plan of one more batch
  * dimension, the slices, whose sums go to 'scratch' (TKH_PLAN_PARTIALS), then the slices' sum
- * and the epilogue. */
+ * and the epilogue. Operands copied into another layout first (tkh_kernel_info.copies) lie in
+ * 'scratch' past the partials, from a multiple of 256 bytes. */
 extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
         return (int)hipErrorInvalidValue;
+@ if wgmma and wgmma.kmajor_only then
+#if defined(TKH_PLATFORM_NVIDIA)
+    tkh_plan copied;
+    const void *copies[$(#k.inputs)];
+    const int64_t partials = plan->split > 1 ? plan->split * plan->count * (int64_t)sizeof($(R)) : 0;
+    const int e0 = $(k.symbol)_kcopy(inputs, plan, scratch ? (unsigned char *)scratch + (partials + 255) / 256 * 256 : NULL,
+        copies, &copied, stream);
+    if (e0 < 0)
+        return (int)hipErrorInvalidValue;
+    if (e0 > 0)
+        return e0;
+    if (copies[0] != NULL)
+        inputs = copies, plan = &copied;
+#endif
+@ end
     if (plan->split <= 1)
         return $(k.symbol)_run(inputs, outputs, scalars, plan, grid, block, stream);
     tkh_plan q;
@@ -79,6 +95,24 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
     hipLaunchKernelGGL($(k.symbol)_slices, dim3((unsigned)(blocks < 4096 ? blocks : 4096)), dim3(256), 0,
         (hipStream_t)stream, $(table.concat(args, ", ")), *plan, (const $(R) *)scratch);
     return (int)hipGetLastError();
+}
+
+/* tkh_kernel_info.copies: the bytes of the operands' copies the launcher makes for 'plan'. */
+extern "C" TKH_HIDDEN size_t $(k.launch)_copies(const void *const *inputs, const tkh_plan *plan)
+{
+@ if wgmma and wgmma.kmajor_only then
+#if defined(TKH_PLATFORM_NVIDIA)
+    tkh_wg_copy copy[2];
+    tkh_plan q;
+    return (size_t)$(k.symbol)_kcopies(inputs, plan, copy, &q);
+#else
+    (void)inputs, (void)plan;
+    return 0;
+#endif
+@ else
+    (void)inputs, (void)plan;
+    return 0;
+@ end
 }
 
 /* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more

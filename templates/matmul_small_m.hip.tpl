@@ -1,7 +1,6 @@
 @ -- The small-m kernel of a matrix product (every type, both platforms), after templates/matmul.hip.tpl.
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
 @ local S, O, float, R, a, b, params, args, pass, out_index, mma, mfma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.mma, L.mfma
-#include "tokitai_hip/codegen/small_m.h"
 #include "tokitai_hip/codegen/thread_group.h"
 
 /* Products of at most 16 rows (x @ w^T at inference): the time is reading b once, so each

@@ -1,13 +1,14 @@
-@ -- Hopper's wgmma kernel of a 16-bit matrix product (NVIDIA sm_90a), after templates/matmul_mma.hip.tpl.
+@ -- Hopper's wgmma kernel of a 16-bit or i8 matrix product (NVIDIA sm_90a), after templates/matmul_mma.hip.tpl.
 @ local L = matmul_locals(k) -- the names every part of a product's source shares (gen/tkh/shapes/matmul.lua)
 @ local S, O, float, R, a, b, params, args, pass, out_index, wgmma = L.S, L.O, L.float, L.R, L.a, L.b, L.params, L.args, L.pass, L.out_index, L.wgmma
 @ if wgmma then
 #if defined(TKH_PLATFORM_NVIDIA)
 /* Tiles of 128 x 256 outputs a block: two consumer warpgroups, each 64 x 256 of them as one wgmma
- * m64n256k16 per 16 along k ($(wgmma.op), f32 accumulators), both operands read from shared memory
- * through matrix descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies;
- * and a producer warpgroup, one thread of which fills 4 stages of a's and b's tiles 64 along k by
- * the tensor memory accelerator's copies (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full'
+ * per 32 bytes along k ($(wgmma.op)), both operands read from shared memory through matrix
+ * descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies (8-bit operands
+ * K-major only: the launcher copies them so); and a producer warpgroup, one thread of which
+ * fills 4 stages of a's and b's tiles 128 bytes along k by the tensor memory accelerator's copies
+ * (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full'
  * barrier tells the consumers its bytes have landed, its 'empty' one the producer that every
  * consumer warp is done with it, so the copies run ahead across tiles, under the epilogue too.
  * Blocks are persistent over the tiles. The body exists in sm_90a code alone (empty elsewhere);
@@ -18,7 +19,7 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
     const __grid_constant__ tkh_wg_maps tkhm_maps)
 {
 #if defined(TKH_HAS_WGMMA)
-    typedef tkh_wg_tile T;
+    typedef tkh_wg_tile_of<sizeof($(wgmma.e))> T;
     extern __shared__ __align__(128) unsigned char tkhm_smem[]; /* one name (and alignment) for every kernel of a unit */
     /* static shared memory only this body has: the launcher's sign */
     __shared__ __align__(8) uint64_t tkhm_full[T::stages], tkhm_empty[T::stages];
@@ -70,7 +71,7 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
     }
     tkh_regs_more<232>(); /* the consumers */
     const unsigned ct = tid - 128, wg = ct / 128;
-    float acc[T::accs];
+    $(wgmma.acc) acc[T::accs];
     for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
 #pragma unroll
         for (int v = 0; v < T::accs; ++v)
@@ -82,8 +83,8 @@ __global__ void __launch_bounds__(384, 1) $(k.symbol)_wgmma($(table.concat(param
             tkh_wgmma_pin(acc);
             tkh_wgmma_fence();
 #pragma unroll
-            for (unsigned j = 0; j < T::bk / 16; ++j)
-                tkh_wgmma_256<$(wgmma.bf16), !AK, !BK>(acc, tkh_wg_desc_at(sa, AK, 64 * wg, j), tkh_wg_desc_at(sb, BK, 0, j));
+            for (unsigned j = 0; j < T::steps; ++j)
+                $(wgmma.mma)(acc, tkh_wg_desc_at(sa, AK, 64 * wg, j), tkh_wg_desc_at(sb, BK, 0, j));
             tkh_wgmma_commit();
             tkh_wgmma_wait<1>(); /* this warpgroup's k tile kt - 1 done: its stage is free */
             if (kt > 0 && ct % 32 == 0)
@@ -239,10 +240,15 @@ static int $(k.symbol)_wgmma_launch(int a_kmajor, int b_kmajor, int sms, unsigne
     const tkh_wg_maps *maps, $(table.concat(params, ", ")), const tkh_plan *plan)
 {
     typedef tkh_wg_tile T;
+@ if wgmma.kmajor_only then
+    (void)a_kmajor, (void)b_kmajor; /* both K-major: the launcher's condition */
+    void (*const kernel)($(table.concat(params, ", ")), const tkh_plan, const tkh_wg_maps) = $(k.symbol)_wgmma<true, true>;
+@ else
     void (*const kernels[4])($(table.concat(params, ", ")), const tkh_plan, const tkh_wg_maps) = {
         $(k.symbol)_wgmma<false, false>, $(k.symbol)_wgmma<false, true>, $(k.symbol)_wgmma<true, false>,
         $(k.symbol)_wgmma<true, true> };
     void (*const kernel)($(table.concat(params, ", ")), const tkh_plan, const tkh_wg_maps) = kernels[2 * a_kmajor + b_kmajor];
+@ end
     const size_t bytes = (size_t)T::stages * T::stage + T::out_bytes + 1024; /* staged outputs, or looped sums */
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
@@ -255,5 +261,93 @@ static int $(k.symbol)_wgmma_launch(int a_kmajor, int b_kmajor, int sms, unsigne
         $(pass), *plan, *maps);
     return (int)hipGetLastError();
 }
+@ if wgmma.kmajor_only then
+
+/* An 8-bit operand's K-major copy (tkh_wg_copy of an MN-major operand: its rows contiguous, every
+ * offset a whole number of 16 bytes, as _mma_fits requires): tiles of 64 k by 64 rows through
+ * shared memory, each thread reading 16 bytes of one k's rows and writing 16 of one row's k. The
+ * 16-byte chunk of rows 16 c.. of line kk lies at chunk c ^ (kk / 16) % 4, so that the 32 threads
+ * of a warp gathering a row's k from 4 chunk lines read 8 different banks. The copy's batches
+ * over blockIdx.z. */
+__global__ void __launch_bounds__(256) $(k.symbol)_kcopy_tiles(const int8_t *__restrict__ from, int8_t *__restrict__ to,
+    const tkh_wg_copy c)
+{
+    __shared__ __align__(16) unsigned char t[64][64];
+    const int64_t r0 = (int64_t)blockIdx.x * 64, k0 = (int64_t)blockIdx.y * 64;
+    const unsigned kk = threadIdx.x / 4, rc = threadIdx.x % 4; /* the load's line and chunk */
+    const unsigned row = threadIdx.x / 4, kc = threadIdx.x % 4;  /* the store's row and chunk */
+    for (int64_t b = blockIdx.z; b < c.batches; b += gridDim.z) {
+        const int8_t *const src = from + tkh_wg_copy_from(&c, b);
+        int8_t *const dst = to + b * c.rows * c.k;
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (k0 + kk < c.k && r0 + 16 * rc < c.rows)
+            v = *(const uint4 *)(src + (k0 + kk) * c.from_k + r0 + 16 * rc);
+        *(uint4 *)&t[kk][16 * (rc ^ kk / 16 % 4)] = v;
+        __syncthreads();
+        uint32_t w[4] = { 0, 0, 0, 0 };
+#pragma unroll
+        for (unsigned j = 0; j < 16; ++j)
+            w[j / 4] |= (uint32_t)t[16 * kc + j][16 * (row / 16 ^ kc) + row % 16] << 8 * (j % 4);
+        if (r0 + row < c.rows && k0 + 16 * kc < c.k)
+            *(uint4 *)(dst + (r0 + row) * c.k + k0 + 16 * kc) = make_uint4(w[0], w[1], w[2], w[3]);
+        __syncthreads();
+    }
+}
+
+/* The K-major copies the wgmma kernel needs for 'plan' (not split): where it would take the plan
+ * (an sm_90a device, more than TKH_SMALL_M_ROWS rows, whole 16-byte chunks; k a multiple of 16,
+ * tkh_wg_copy_of) but for an MN-major operand, that operand's copy in copy[x] (copy[x].k 0 for the others) and
+ * in *q the plan over the copies. Returns their bytes, each rounded up to 256; 0 where none is
+ * made (the kernel would not run, or both operands are K-major). */
+static int64_t $(k.symbol)_kcopies(const void *const *inputs, const tkh_plan *plan, tkh_wg_copy copy[2], tkh_plan *q)
+{
+    int sms = 0, kmajor[2] = { 0, 0 };
+    if (plan->mode == TKH_PLAN_PARTIALS || plan->size[2] <= TKH_SMALL_M_ROWS || !$(k.symbol)_wgmma_here(&sms) || !$(k.symbol)_mma_fits(inputs, plan, &kmajor[0], &kmajor[1])
+        || (kmajor[0] && kmajor[1]))
+        return 0;
+    int64_t bytes = 0;
+    *q = *plan;
+    for (unsigned x = 0; x < 2; ++x) {
+        copy[x].k = 0;
+        if (kmajor[x])
+            continue;
+        const int64_t b = tkh_wg_copy_of(q, x, &copy[x], q);
+        if (b <= 0 || copy[x].from_r != 1 || (copy[x].k + 63) / 64 > 65535)
+            return 0;
+        bytes += (b + 255) / 256 * 256;
+    }
+    tkh_wg_geometry g;
+    return tkh_wg_geometry_of(q, 0, true, &g, 1) && tkh_wg_geometry_of(q, 1, true, &g, 1) ? bytes : 0;
+}
+
+/* Makes those copies at 'to' on 'stream': in[] then holds the inputs with the copies in place of
+ * the operands and *q the plan over them; in[0] is NULL where no copy is made. Returns 0, -1
+ * where copies are needed and 'to' is NULL, else the runtime's error code of a launch. */
+static int $(k.symbol)_kcopy(const void *const *inputs, const tkh_plan *plan, unsigned char *to, const void **in,
+    tkh_plan *q, void *stream)
+{
+    tkh_wg_copy copy[2];
+    in[0] = NULL;
+    if ($(k.symbol)_kcopies(inputs, plan, copy, q) == 0)
+        return 0;
+    if (to == NULL)
+        return -1;
+    for (unsigned i = 0; i < $(#k.inputs); ++i)
+        in[i] = inputs[i];
+    for (unsigned x = 0; x < 2; ++x)
+        if (copy[x].k > 0) {
+            const dim3 grid((unsigned)((copy[x].rows + 63) / 64), (unsigned)((copy[x].k + 63) / 64),
+                (unsigned)(copy[x].batches < 65535 ? copy[x].batches : 65535));
+            hipLaunchKernelGGL($(k.symbol)_kcopy_tiles, grid, dim3(256), 0, (hipStream_t)stream, (const int8_t *)inputs[x],
+                (int8_t *)to, copy[x]);
+            const hipError_t e = hipGetLastError();
+            if (e != hipSuccess)
+                return (int)e;
+            in[x] = to;
+            to += (copy[x].batches * copy[x].rows * copy[x].k + 255) / 256 * 256;
+        }
+    return 0;
+}
+@ end
 #endif
 @ end

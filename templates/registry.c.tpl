@@ -44,6 +44,7 @@ TKH_HIDDEN int $(k.check)_finish(const tkh_fold *, const void *const *, size_t, 
 @   elseif product then
 TKH_HIDDEN size_t $(k.check)_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, int, size_t, tkh_check_note *);
 TKH_HIDDEN int $(k.launch)_nearest(const tkh_plan *);
+TKH_HIDDEN size_t $(k.launch)_copies(const void *const *, const tkh_plan *);
 @     if k.projectable then
 TKH_HIDDEN int $(k.launch)_project(const void *const *, const void *, const tkh_plan *, const tkh_projection_args *, void *, tkh_projection_result *, void *);
 @     end
@@ -112,6 +113,7 @@ TKH_HIDDEN const tkh_kernel_info $(k.info) = {
     .accumulator = "$(k.acc.name)",
     .project_device = $(k.projectable and (k.launch .. "_project") or "NULL"),
     .nearest = $(k.launch)_nearest,
+    .copies = $(k.launch)_copies,
 @   end
 };
 

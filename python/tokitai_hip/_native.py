@@ -59,7 +59,7 @@ class KernelInfo(ctypes.Structure):
     _fields_ += [(f, c_void_p) for f in ("launch", "check", "fold", "merge", "finish", "launch_plan",
                                           "check_row", "check_product")]
     _fields_ += [("b_nk", c_int), ("projectable", c_int), ("accumulator", c_char_p), ("project_device", c_void_p),
-                 ("nearest", c_void_p)]
+                 ("nearest", c_void_p), ("copies", c_void_p)]
 
 
 class Registry(ctypes.Structure):

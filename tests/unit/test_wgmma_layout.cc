@@ -1,8 +1,9 @@
 /* The wgmma kernel's maps (tokitai_hip/codegen/matrix_core_sm90.h) on the CPU: one block's tile of
- * a 16-bit product computed as the kernel computes it, through exactly its functions (each
+ * a 16-bit or 8-bit product computed as the kernel computes it, through exactly its functions (each
  * operand's tensor-map geometry and a batch's coordinates in it, the boxes of a stage and their
  * places in shared memory, the descriptors of each instruction, the accumulators' outputs), with
- * the tensor memory accelerator's tiled copy and wgmma.mma_async m64n256k16 emulated from their
+ * the tensor memory accelerator's tiled copy and wgmma.mma_async m64n256k16 (m64n256k32 for 8-bit
+ * operands) emulated from their
  * documented semantics, written here apart from the kernel's functions: the copy (CUDA driver API,
  * cuTensorMapEncodeTiled; PTX ISA, cp.async.bulk.tensor: the box at the coordinates, its first
  * dimension innermost, stored densely, elements outside the tensor zero, the 128-byte swizzle
@@ -13,8 +14,9 @@
  * warpgroup, register v: row 16 (t / 32) + (t % 32) / 4 + 8 (v / 2 % 2), column 8 (v / 4) + 2 (t %
  * 4) + v % 2). Every layout of a and b, full tiles and tiles cut at m, n and k, batches in which
  * an operand moves or not and a plan split into slices of k, against loops over the plan's own
- * strides. Integer values, so every sum is exact. This checks the maps against the documented
- * semantics, not against the hardware. */
+ * strides; 8-bit operands (K-major only) through the launcher's K-major copies of the others
+ * (tkh_wg_copy_of). Integer values, so every sum is exact. This checks the maps against the
+ * documented semantics, not against the hardware. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,32 +40,34 @@ typedef tkh_wg_tile T;
 /* The shared memory of one stage, at a 1024-aligned address that is not 0, as the kernel's. */
 static const unsigned smem_base = 3 * 1024;
 
-static int16_t element(const std::vector<unsigned char> &smem, unsigned address)
+template <class El> static El element(const std::vector<unsigned char> &smem, unsigned address)
 {
-    int16_t v;
-    assert_true(address >= smem_base && address + 2 <= smem_base + smem.size());
-    memcpy(&v, &smem[address - smem_base], 2);
+    El v;
+    assert_true(address >= smem_base && address + sizeof(El) <= smem_base + smem.size());
+    memcpy(&v, &smem[address - smem_base], sizeof(El));
     return v;
 }
 
-/* Where an instruction reads element (x, kk) of its operand (x along m or n, kk < 16), from the
- * descriptor alone: its canonical layout for a K-major or (tnsp) MN-major operand, swizzled. */
-static unsigned operand_address(uint64_t desc, bool tnsp, unsigned x, unsigned kk)
+/* Where an instruction reads element (x, kk) of its operand (x along m or n, kk < 32 / E), from
+ * the descriptor alone: its canonical layout for a K-major or (tnsp, 2-byte elements) MN-major
+ * operand of E-byte elements, swizzled. */
+static unsigned operand_address(uint64_t desc, bool tnsp, unsigned x, unsigned kk, unsigned E)
 {
     const unsigned start = (unsigned)(desc & 0x3FFF) << 4, leading = (unsigned)(desc >> 16 & 0x3FFF) << 4;
     const unsigned stride = (unsigned)(desc >> 32 & 0x3FFF) << 4;
     assert_int_equal(desc >> 62, 1); /* the 128-byte swizzle */
     assert_int_equal(desc >> 49 & 7, 0); /* no base offset: atoms 1024-aligned */
     const unsigned at = tnsp ? start + (x % 64) * 2 + (x / 64) * leading + (kk % 8) * 128 + (kk / 8) * stride
-                             : start + (x % 8) * 128 + (x / 8) * stride + kk * 2;
+                             : start + (x % 8) * 128 + (x / 8) * stride + kk * E;
     return at ^ ((at >> 7 & 7) << 4);
 }
 
-/* The accelerator's copy of the box at c of the tensor g describes over memory g0 (2-byte
- * elements) into the stage at byte 'dst' (1024-aligned), each byte counted in 'slots'. */
-static void tma_copy(const tkh_wg_geometry &g, const std::vector<int16_t> &g0, const int32_t c[5],
+/* The accelerator's copy of the box at c of the tensor g describes over memory g0 (elements El)
+ * into the stage at byte 'dst' (1024-aligned), each byte counted in 'slots'. */
+template <class El> static void tma_copy(const tkh_wg_geometry &g, const std::vector<El> &g0, const int32_t c[5],
     std::vector<unsigned char> &smem, unsigned dst, std::vector<int> &slots)
 {
+    const int64_t E = sizeof(El);
     for (uint32_t i1 = 0; i1 < g.box[1]; ++i1)
         for (uint32_t i0 = 0; i0 < g.box[0]; ++i0) {
             int64_t v = 0, at = 0;
@@ -71,34 +75,37 @@ static void tma_copy(const tkh_wg_geometry &g, const std::vector<int16_t> &g0, c
             for (int d = 0; d < g.rank; ++d) {
                 const int64_t x = (int64_t)c[d] + (d == 0 ? i0 : d == 1 ? i1 : 0);
                 inside = inside && x >= 0 && x < (int64_t)g.size[d];
-                at += d == 0 ? x * 2 : x * (int64_t)g.stride[d - 1];
+                at += d == 0 ? x * E : x * (int64_t)g.stride[d - 1];
             }
             if (inside) {
-                assert_true(at % 2 == 0 && at / 2 < (int64_t)g0.size());
-                v = g0[at / 2];
+                assert_true(at % E == 0 && at / E < (int64_t)g0.size());
+                v = g0[at / E];
             }
-            unsigned o = (i1 * g.box[0] + i0) * 2;
+            unsigned o = (unsigned)((i1 * g.box[0] + i0) * E);
             o ^= (o >> 7 & 7) << 4;
-            const int16_t e = (int16_t)v;
-            memcpy(&smem[dst + o], &e, 2);
-            ++slots[dst + o];
-            ++slots[dst + o + 1];
+            const El e = (El)v;
+            memcpy(&smem[dst + o], &e, E);
+            for (int64_t i = 0; i < E; ++i)
+                ++slots[dst + o + i];
         }
 }
 
-/* The block at (m0, n0) of batch 'batch' of plan q (a and b at ga and gb, in the layouts ak, bk)
- * as the kernel computes it: out[v + 128 tid] is consumer thread tid's accumulator v. */
-static std::vector<int64_t> block_of(const tkh_plan &q, const std::vector<int16_t> &ga, const std::vector<int16_t> &gb,
-    bool ak, bool bk, int64_t batch, int64_t m0, int64_t n0)
+/* The block at (m0, n0) of batch 'batch' of plan q (a and b at ga and gb, elements El, in the
+ * layouts ak, bk) as the kernel computes it: out[v + 128 tid] is consumer thread tid's
+ * accumulator v. */
+template <class El> static std::vector<int64_t> block_of(const tkh_plan &q, const std::vector<El> &ga,
+    const std::vector<El> &gb, bool ak, bool bk, int64_t batch, int64_t m0, int64_t n0)
 {
+    typedef tkh_wg_tile_of<sizeof(El)> T;
+    const unsigned E = sizeof(El);
     tkh_wg_geometry g[2];
     const bool kmajor[2] = { ak, bk };
     const unsigned rows[2] = { T::bm, T::bn }, tile_at[2] = { 0, T::a_bytes };
-    const std::vector<int16_t> *mem[2] = { &ga, &gb };
+    const std::vector<El> *mem[2] = { &ga, &gb };
     int32_t c[2][5];
     int64_t k0[2];
     for (unsigned x = 0; x < 2; ++x) {
-        assert_true(tkh_wg_geometry_of(&q, x, kmajor[x], &g[x]));
+        assert_true(tkh_wg_geometry_of(&q, x, kmajor[x], &g[x], E));
         k0[x] = tkh_wg_coords(&q, &g[x], batch, c[x]);
     }
     std::vector<int64_t> acc(256 * T::accs, 0); /* [tid][v] */
@@ -115,16 +122,16 @@ static std::vector<int64_t> block_of(const tkh_plan &q, const std::vector<int16_
             assert_int_equal(s, 1); /* the boxes fill the stage (the bytes the barrier expects), each byte once */
         /* each warpgroup's 4 instructions, emulated from the descriptors the kernel makes */
         for (unsigned wg = 0; wg < 2; ++wg)
-            for (unsigned j = 0; j < T::bk / 16; ++j) {
+            for (unsigned j = 0; j < T::steps; ++j) {
                 const uint64_t da = tkh_wg_desc_at(smem_base, ak, 64 * wg, j);
                 const uint64_t db = tkh_wg_desc_at(smem_base + T::a_bytes, bk, 0, j);
                 std::vector<int64_t> d(64 * 256, 0);
                 for (unsigned x = 0; x < 64; ++x)
-                    for (unsigned kk = 0; kk < 16; ++kk) {
-                        const int64_t av = element(smem, operand_address(da, !ak, x, kk));
+                    for (unsigned kk = 0; kk < 32 / E; ++kk) {
+                        const int64_t av = element<El>(smem, operand_address(da, !ak, x, kk, E));
                         if (av != 0)
                             for (unsigned y = 0; y < 256; ++y)
-                                d[x * 256 + y] += av * element(smem, operand_address(db, !bk, y, kk));
+                                d[x * 256 + y] += av * element<El>(smem, operand_address(db, !bk, y, kk, E));
                     }
                 for (unsigned t = 0; t < 128; ++t)
                     for (unsigned v = 0; v < T::accs; ++v) {
@@ -307,6 +314,105 @@ static void batches_and_slices(void **state)
     }
 }
 
+/* An 8-bit product as the launcher runs it: each MN-major operand copied K-major (tkh_wg_copy_of:
+ * the copy's geometry and the plan over it; the copy made here by the copy kernel's rule), then
+ * the kernel's blocks over K-major operands, values -128 to 127. A plan in which a moves along
+ * one batch dimension and b does not, and both along another, every layout of a and b: k cut in
+ * the last stage, and k split into 2 slices after the copies (whole stages each: the runtime's
+ * slices are multiples of 128). Every block's outputs against loops over the original plan's
+ * strides (split as the copies' plan is). */
+static void eight_bit_copies(void **state)
+{
+    (void)state;
+    typedef tkh_wg_tile_of<1> T8;
+    const int64_t m = 136, n = 264, B = 2, C = 2; /* plan dims: k, n, m, B (a alone), C (both) */
+    for (int layout = 0; layout < 8; ++layout) {
+        const int64_t k = layout < 4 ? 2 * T8::bk + 32 : 4 * T8::bk;
+        const int split = layout < 4 ? 1 : 2;
+        const bool kmajor[2] = { (layout & 2) != 0, (layout & 1) != 0 };
+        tkh_plan p;
+        memset(&p, 0, sizeof p);
+        p.ndim = 5;
+        p.reduced = 1;
+        p.size[0] = k, p.size[1] = n, p.size[2] = m, p.size[3] = B, p.size[4] = C;
+        p.count = m * n * B * C;
+        /* a [C][B][m][k] or [C][B][k][m] (rows padded by 16); b [C][n][k] or [C][k][n] */
+        const int64_t a_row = (kmajor[0] ? k : m) + 16;
+        p.stride[0][0] = kmajor[0] ? 1 : a_row, p.stride[0][2] = kmajor[0] ? a_row : 1;
+        p.stride[0][3] = (kmajor[0] ? m : k) * a_row, p.stride[0][4] = B * p.stride[0][3];
+        p.stride[1][0] = kmajor[1] ? 1 : n, p.stride[1][1] = kmajor[1] ? k : 1, p.stride[1][3] = 0, p.stride[1][4] = n * k;
+        p.stride[2][1] = 1, p.stride[2][2] = n, p.stride[2][3] = m * n, p.stride[2][4] = B * m * n;
+        std::vector<int8_t> given[2] = { std::vector<int8_t>(C * p.stride[0][4]), std::vector<int8_t>(C * n * k) };
+        uint64_t s = 0x9E3779B97F4A7C15u * (layout + 11);
+        for (auto &g : given)
+            for (int8_t &x : g)
+                x = (int8_t)((s = s * 6364136223846793005u + 1442695040888963407u) >> 56);
+        tkh_plan q = p;
+        std::vector<int8_t> mem[2] = { given[0], given[1] };
+        for (unsigned x = 0; x < 2; ++x) {
+            if (kmajor[x])
+                continue;
+            tkh_wg_copy c;
+            const int64_t bytes = tkh_wg_copy_of(&q, x, &c, &q);
+            const int r = x ? 1 : 2;
+            assert_int_equal(bytes, (x ? C : B * C) * p.size[r] * k); /* b is copied once for every B */
+            assert_int_equal(q.stride[x][0], 1);
+            assert_int_equal(q.stride[x][r], k);
+            mem[x].assign(bytes, 0x55);
+            for (int64_t b = 0; b < c.batches; ++b)
+                for (int64_t i = 0; i < c.rows; ++i)
+                    for (int64_t kk = 0; kk < c.k; ++kk)
+                        mem[x][b * c.rows * c.k + i * c.k + kk] = given[x][tkh_wg_copy_from(&c, b) + kk * c.from_k + i * c.from_r];
+        }
+        {
+            tkh_plan run = q, want = p; /* the kernel's plan over the copies; the same over the operands */
+            if (split > 1) {
+                tkh_plan qs = q, ps = p;
+                qs.split = ps.split = split, qs.chunk = ps.chunk = k / split;
+                assert_true(tkh_plan_slices(&qs, 3, 2, &run));
+                assert_true(tkh_plan_slices(&ps, 3, 2, &want));
+            }
+            for (int64_t b = 0; b < run.count / (m * n); ++b) {
+                int64_t at[2] = { 0, 0 }, rest = b;
+                for (int d = 3; d < want.ndim; ++d) {
+                    at[0] += rest % want.size[d] * want.stride[0][d];
+                    at[1] += rest % want.size[d] * want.stride[1][d];
+                    rest /= want.size[d];
+                }
+                for (int64_t m0 = 0; m0 < m; m0 += T8::bm)
+                    for (int64_t n0 = 0; n0 < n; n0 += T8::bn) {
+                        const std::vector<int64_t> acc = block_of(run, mem[0], mem[1], true, true, b, m0, n0);
+                        for (unsigned tid = 0; tid < 256; ++tid)
+                            for (unsigned v = 0; v < T8::accs; ++v) {
+                                const int64_t i = m0 + tkh_wg_acc_row(tid, v), j = n0 + tkh_wg_acc_col(tid, v);
+                                if (i >= m || j >= n)
+                                    continue;
+                                int64_t sum = 0;
+                                for (int64_t x = 0; x < want.size[0]; ++x)
+                                    sum += (int64_t)given[0][at[0] + i * want.stride[0][2] + x * want.stride[0][0]]
+                                        * given[1][at[1] + j * want.stride[1][1] + x * want.stride[1][0]];
+                                if (acc[tid * T8::accs + v] != sum)
+                                    fail_msg("i8, a %s, b %s, %d slices: batch %lld output (%lld, %lld) %lld, expected %lld",
+                                        kmajor[0] ? "K-major" : "MN-major", kmajor[1] ? "K-major" : "MN-major", split,
+                                        (long long)b, (long long)i, (long long)j, (long long)acc[tid * T8::accs + v],
+                                        (long long)sum);
+                            }
+                    }
+            }
+        }
+    }
+    /* no copy of a split plan or of k not a whole number of 16 bytes */
+    tkh_wg_copy c;
+    tkh_plan q;
+    memset(&q, 0, sizeof q);
+    q.ndim = 3, q.size[0] = 40, q.size[1] = 64, q.size[2] = 64, q.stride[0][2] = 1, q.stride[0][0] = 64;
+    assert_int_equal(tkh_wg_copy_of(&q, 0, &c, &q), 0);
+    q.size[0] = 48;
+    q.mode = TKH_PLAN_PARTIALS;
+    assert_int_equal(tkh_wg_copy_of(&q, 0, &c, &q), 0);
+    assert_int_equal(q.stride[0][0], 64);
+}
+
 /* Where the accelerator cannot copy an operand, the geometry says so (the launcher then takes the
  * mma.sync kernel): a negative or zero matrix stride, a negative batch stride, four batch
  * dimensions in which it moves, a row not a whole number of 16 bytes; likewise for the output
@@ -367,6 +473,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_layout),
         cmocka_unit_test(batches_and_slices),
+        cmocka_unit_test(eight_bit_copies),
         cmocka_unit_test(geometry_refusals),
         cmocka_unit_test(descriptor_fields),
     };

@@ -110,6 +110,13 @@ typedef size_t (*tkh_product_check_fn)(const void *a, int64_t a_k, const void *b
  * capability or architecture (where the runtime cannot say, both take the FMA tiles). */
 typedef int (*tkh_product_nearest_fn)(const tkh_plan *plan);
 
+/* The device bytes a matrix product's launcher needs for 'plan' over 'inputs' (device
+ * pointers) beyond a split plan's partials: operands it copies into another layout before
+ * the product (8-bit operands K-major for Hopper's wgmma, which reads them so only), 0 where
+ * it makes none. Answers as the launcher chooses, on the current device. The launcher finds
+ * them in its scratch past the partials, rounded up to 256 bytes. */
+typedef size_t (*tkh_product_copies_fn)(const void *const *inputs, const tkh_plan *plan);
+
 /* A matrix product's projected check on the device (docs/matmul.md): enqueues on 'stream'
  * the projection kernels of the call whose plan is 'plan' (inputs[0] a, inputs[1] b,
  * inputs[2] the extra input or NULL; 'output' the product's output), the block sums of b's
@@ -201,6 +208,8 @@ typedef struct tkh_kernel_info {
                                          on the device; NULL otherwise (copied back) */
     tkh_product_nearest_fn nearest;   /* matrix products: which bound their sums take; NULL:
                                          that of matrix instructions */
+    tkh_product_copies_fn copies;     /* matrix products: the scratch of operands' copies;
+                                         NULL: none */
 } tkh_kernel_info;
 
 typedef struct tkh_registry {

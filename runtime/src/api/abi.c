@@ -22,7 +22,7 @@ static const struct {
     SIZE(tkh_kernel_info), AT(tkh_kernel_info, shape_kind), AT(tkh_kernel_info, out_count),
     AT(tkh_kernel_info, ulp_bound), AT(tkh_kernel_info, targets), AT(tkh_kernel_info, launch),
     AT(tkh_kernel_info, b_nk), AT(tkh_kernel_info, accumulator), AT(tkh_kernel_info, project_device),
-    AT(tkh_kernel_info, nearest),
+    AT(tkh_kernel_info, nearest), AT(tkh_kernel_info, copies),
     SIZE(tkh_registry), AT(tkh_registry, count),
     SIZE(tkh_tensor_args), AT(tkh_tensor_args, output_count), AT(tkh_tensor_args, axes),
     AT(tkh_tensor_args, keepdims), AT(tkh_tensor_args, stream),

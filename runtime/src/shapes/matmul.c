@@ -184,7 +184,7 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
  * TKHI_SLICE_LEAST long and a whole number of TKHI_SLICE_STEP (every kernel's k tiles whole, the
  * slices' offsets in whole 16-byte chunks), all alike (k a multiple of their count), enough
  * for about two tiles of 128 x 128 a compute unit. */
-#define TKHI_SLICE_STEP 64
+#define TKHI_SLICE_STEP 128 /* the wgmma kernel's stage: 128 bytes along k, of i8 128 elements */
 #define TKHI_SLICE_LEAST 256
 
 static int slices(const tkh_context *ctx, const tkh_plan *p, int64_t tiles)

@@ -122,7 +122,9 @@ size_t tkhi_launch_scratch(const tkhi_launch_spec *l)
     const tkh_kernel_info *k = l->kernel;
     if (l->plan == NULL)
         return (size_t)l->grid * k->scratch_size;
-    return l->plan->split > 1 ? (size_t)l->plan->split * (size_t)l->plan->count * k->scratch_size : 0;
+    const size_t partials = l->plan->split > 1 ? (size_t)l->plan->split * (size_t)l->plan->count * k->scratch_size : 0;
+    const size_t copies = k->copies != NULL ? k->copies(l->in, l->plan) : 0;
+    return copies > 0 ? (partials + 255) / 256 * 256 + copies : partials;
 }
 
 tkh_status tkhi_launch_run(void *arg, void *scratch)

@@ -175,7 +175,8 @@ TKH_HIDDEN void tkhi_flat_geometry(const tkh_context *ctx, const tkh_kernel_info
 /* Sets l's grid and block (and, for the plan kernel, the plan's split), for l->in[0]. */
 TKH_HIDDEN void tkhi_launch_choose(tkhi_launch_spec *l, tkh_plan *plan);
 
-/* Bytes of device partials l needs (0: none). */
+/* Bytes of device scratch l needs: a split plan's partials, then (from a multiple of 256) a
+ * matrix product's operand copies (tkh_kernel_info.copies); 0: none. */
 TKH_HIDDEN size_t tkhi_launch_scratch(const tkhi_launch_spec *l);
 
 /* Enqueues l with 'scratch' (tkhi_launch_scratch bytes). Fails with: TKH_ERR_LAUNCH. */

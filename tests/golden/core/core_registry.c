@@ -476,6 +476,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_softmax_f16 = {
 TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_linear_relu_bf16_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, int, size_t, tkh_check_note *);
 TKH_HIDDEN int tkhk_linear_relu_bf16_launch_nearest(const tkh_plan *);
+TKH_HIDDEN size_t tkhk_linear_relu_bf16_launch_copies(const void *const *, const tkh_plan *);
 static const char *const linear_relu_bf16_obligations[] = { "flat: x is m x k, weight is n x k, out is m x n, row-major and dense; each column given is n elements, each row m, each addend m x n (NULL: its default)", "each element of out is the epilogue of the sum over k of the products along one row of x and one row of weight, accumulated in f32", "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority", NULL };
 static const char *const linear_relu_bf16_degradations[] = { NULL };
 static const char *const linear_relu_bf16_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
@@ -527,11 +528,13 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_linear_relu_bf16 = {
     .accumulator = "f32",
     .project_device = NULL,
     .nearest = tkhk_linear_relu_bf16_launch_nearest,
+    .copies = tkhk_linear_relu_bf16_launch_copies,
 };
 
 TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_scaled_residual_f32_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, int, size_t, tkh_check_note *);
 TKH_HIDDEN int tkhk_scaled_residual_f32_launch_nearest(const tkh_plan *);
+TKH_HIDDEN size_t tkhk_scaled_residual_f32_launch_copies(const void *const *, const tkh_plan *);
 static const char *const scaled_residual_f32_obligations[] = { "flat: x is m x k, weight is n x k, out is m x n, row-major and dense; each column given is n elements, each row m, each addend m x n (NULL: its default)", "each element of out is the epilogue of the sum over k of the products along one row of x and one row of weight, accumulated in f32", "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority", NULL };
 static const char *const scaled_residual_f32_degradations[] = { NULL };
 static const char *const scaled_residual_f32_non_claims[] = { "not machine-code verification: the oracle checks results, not the ISA", "not performance evidence: see tokitai-hip bench", "no claim about inputs other than the ones compared in this run", NULL };
@@ -583,11 +586,13 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_scaled_residual_f32 = {
     .accumulator = "f32",
     .project_device = NULL,
     .nearest = tkhk_scaled_residual_f32_launch_nearest,
+    .copies = tkhk_scaled_residual_f32_launch_copies,
 };
 
 TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *, void *const *, const void *const *, const tkh_plan *, unsigned, unsigned, void *, void *);
 TKH_HIDDEN size_t tkhi_check_matmul_i8_product(const void *, int64_t, const void *, int64_t, int64_t, const void *const *, const int64_t *, const void *, int64_t, const void *const *, size_t, int, size_t, tkh_check_note *);
 TKH_HIDDEN int tkhk_matmul_i8_launch_nearest(const tkh_plan *);
+TKH_HIDDEN size_t tkhk_matmul_i8_launch_copies(const void *const *, const tkh_plan *);
 TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *, const void *, const tkh_plan *, const tkh_projection_args *, void *, tkh_projection_result *, void *);
 static const char *const matmul_i8_obligations[] = { "flat: a is m x k, b is k x n, out is m x n, row-major and dense", "each element of out is the epilogue of the sum over k of the products along one row of a and one column of b, accumulated in i32", "over tensors: NumPy's matmul rules (batch dimensions broadcast, 1-D operands), each operand at its own strides along one plan that the CPU oracle walks too", "out is copied back and compared with the CPU oracle's recomputed sums under its stated comparison (the policy says which outputs), the semantic authority", NULL };
 static const char *const matmul_i8_degradations[] = { NULL };
@@ -640,6 +645,7 @@ TKH_HIDDEN const tkh_kernel_info tkhi_kernel_matmul_i8 = {
     .accumulator = "i32",
     .project_device = tkhk_matmul_i8_launch_project,
     .nearest = tkhk_matmul_i8_launch_nearest,
+    .copies = tkhk_matmul_i8_launch_copies,
 };
 
 static const tkh_kernel_info *const kernels[] = {

@@ -1,16 +1,17 @@
-/* Hopper's warpgroup matrix instructions for the 16-bit matrix products (sm_90a alone), included
- * by matrix_core.h on NVIDIA: the wgmma kernel's tile, its shared-memory layouts and descriptors
- * and its accumulators' places, as plain functions of host and device code (so that
- * tests/unit/test_wgmma_layout.cc runs them on the CPU against the instructions' documented
+/* Hopper's warpgroup matrix instructions for the 16-bit and 8-bit integer matrix products (sm_90a
+ * alone), included by matrix_core.h on NVIDIA: the wgmma kernel's tile, its shared-memory layouts
+ * and descriptors and its accumulators' places, as plain functions of host and device code (so
+ * that tests/unit/test_wgmma_layout.cc runs them on the CPU against the instructions' documented
  * semantics), then the PTX wrappers, which only sm_90a device code has.
  *
  * PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate": wgmma.mma_async m64nNk16
- * with f32 accumulators over f16 or bf16, both operands read from shared memory through 64-bit
- * matrix descriptors (start address, leading and stride byte offsets, each >> 4 in 14 bits at
- * bits 0, 16 and 32; bits 62-63 the swizzle, 1 for 128 bytes), each operand K-major or, with
- * the tnsp immediate, MN-major. In the 128-byte swizzle a 16-byte chunk's index within its
- * 128-byte row (address bits 4-6) is XORed with the row's index within 8 rows (bits 7-9), so
- * swizzle atoms of 8 rows x 128 bytes start at multiples of 1024 bytes. */
+ * with f32 accumulators over f16 or bf16 and m64nNk32 with s32 accumulators over s8, both
+ * operands read from shared memory through 64-bit matrix descriptors (start address, leading and
+ * stride byte offsets, each >> 4 in 14 bits at bits 0, 16 and 32; bits 62-63 the swizzle, 1 for
+ * 128 bytes), each 16-bit operand K-major or, with the tnsp immediate, MN-major; 8-bit operands
+ * K-major only. In the 128-byte swizzle a 16-byte chunk's index within its 128-byte row (address
+ * bits 4-6) is XORed with the row's index within 8 rows (bits 7-9), so swizzle atoms of 8 rows x
+ * 128 bytes start at multiples of 1024 bytes. */
 #ifndef TOKITAI_HIP_CODEGEN_MATRIX_CORE_SM90_H
 #define TOKITAI_HIP_CODEGEN_MATRIX_CORE_SM90_H
 
@@ -19,26 +20,29 @@
 #include "tokitai_hip/codegen/plan.h"
 #include "tokitai_hip/codegen/scalar.h" /* TKH_HD */
 
-/* 128 x 256 outputs a block of two consumer warpgroups, each 64 x 256 (one m64n256k16 per 16
- * along k), and a producer warpgroup whose one thread issues the tensor memory accelerator's
- * copies; a stage holds 64 along k (one 128-byte row of 16-bit elements) of a's 128 rows (m) and
- * b's 256 rows (n), a's tile then b's, each a whole number of 1024-byte atoms. */
-struct tkh_wg_tile {
+/* 128 x 256 outputs a block of two consumer warpgroups, each 64 x 256 (one m64n256 instruction per
+ * 32 bytes along k: k16 of 16-bit elements, k32 of 8-bit ones), and a producer warpgroup whose
+ * one thread issues the tensor memory accelerator's copies; a stage holds one 128-byte row along
+ * k (64 16-bit elements, 128 8-bit ones) of a's 128 rows (m) and b's 256 rows (n), a's tile then
+ * b's, each a whole number of 1024-byte atoms. E: an operand element's bytes. */
+template <int E> struct tkh_wg_tile_of {
     enum {
         bm = 128,
         bn = 256,
-        bk = 64,
-        stages = 4, /* 4 x 48 KiB of the 227 KiB a block may have */
-        a_bytes = bm * bk * 2,
-        b_bytes = bn * bk * 2,
+        bk = 128 / E, /* elements along k a stage */
+        steps = 4,    /* instructions a stage, 32 bytes of k each */
+        stages = 4,   /* 4 x 48 KiB of the 227 KiB a block may have */
+        a_bytes = bm * 128,
+        b_bytes = bn * 128,
         stage = a_bytes + b_bytes,
-        accs = 128, /* a consumer thread's f32 accumulators: 64 x 256 over 128 threads */
+        accs = 128, /* a consumer thread's 32-bit accumulators: 64 x 256 over 128 threads */
         threads = 384,
-        box = 64 * bk * 2, /* an MN-major operand's box of 64 rows; an output box of 64 x 64 */
-        round = 128,       /* a consumer warpgroup's outputs go out 64 rows by 128 columns at a time */
+        box = 64 * 128, /* an MN-major operand's box of 64 rows; an output box of 64 x 64 */
+        round = 128,    /* a consumer warpgroup's outputs go out 64 rows by 128 columns at a time */
         out_bytes = 2 * 64 * round * 2 /* their shared memory: a round of each consumer warpgroup */
     };
 };
+typedef tkh_wg_tile_of<2> tkh_wg_tile; /* the 16-bit products' */
 
 /* Byte offset of element (row, k) in a K-major tile: rows of 128 bytes (64 along k), the
  * 16-byte chunk k / 8 of row r stored at chunk (k / 8) ^ (r % 8). */
@@ -79,8 +83,8 @@ TKH_HD static inline unsigned tkh_wg_box(bool kmajor, unsigned i, int64_t row0, 
     return kmajor ? 0 : i * tkh_wg_tile::box;
 }
 
-/* How the tensor memory accelerator sees an array of a plan, 2-byte elements: a tensor of 'rank'
- * dimensions, innermost first: the two of the matrix (an operand's k then its rows where it is
+/* How the tensor memory accelerator sees an array of a plan, elements of E bytes: a tensor of
+ * 'rank' dimensions, innermost first: the two of the matrix (an operand's k then its rows where it is
  * K-major, its rows then k where MN-major; the output's n then m), then the batch dimensions in
  * which the array moves; the box a copy takes. dim[d] says where plan dimension d >= 3 goes: a
  * map dimension, TKH_WG_SLICE (the slices of k of a split plan, TKH_PLAN_PARTIALS: its index times
@@ -95,19 +99,19 @@ typedef struct tkh_wg_geometry {
     signed char dim[TKH_MAX_DIMS];
 } tkh_wg_geometry;
 
-/* The geometry of array x of p over plan dimensions d0 (its stride 1) and d1, of extents e0 and
- * e1, boxes b0 x b1; 0 where the accelerator cannot copy it: the stride of d0 not 1 or of d1 not
+/* The geometry of array x of p (elements of E bytes) over plan dimensions d0 (its stride 1) and
+ * d1, of extents e0 and e1, boxes b0 x b1; 0 where the accelerator cannot copy it: the stride of d0 not 1 or of d1 not
  * positive, a batch stride negative, more than 3 batch dimensions in which it moves, a size past
  * 2^31 - 1 (coordinates are 32-bit), a stride not a whole number of 16 bytes or past 2^40. */
 TKH_HD static inline int tkh_wg_geometry_over(const tkh_plan *p, unsigned x, int d0, int d1, int64_t e0, int64_t e1,
-    uint32_t b0, uint32_t b1, tkh_wg_geometry *g)
+    uint32_t b0, uint32_t b1, unsigned E, tkh_wg_geometry *g)
 {
     if (p->ndim < 3 || p->stride[x][d0] != 1 || p->stride[x][d1] <= 0)
         return 0;
     g->rank = 2;
     g->size[0] = (uint64_t)e0;
     g->size[1] = (uint64_t)e1;
-    g->stride[0] = (uint64_t)p->stride[x][d1] * 2;
+    g->stride[0] = (uint64_t)p->stride[x][d1] * E;
     g->box[0] = b0;
     g->box[1] = b1;
     for (int d = 0; d < TKH_MAX_DIMS; ++d)
@@ -121,7 +125,7 @@ TKH_HD static inline int tkh_wg_geometry_over(const tkh_plan *p, unsigned x, int
         else if (s > 0) {
             g->dim[d] = (signed char)g->rank;
             g->size[g->rank] = (uint64_t)p->size[d];
-            g->stride[g->rank - 1] = (uint64_t)s * 2;
+            g->stride[g->rank - 1] = (uint64_t)s * E;
             g->box[g->rank++] = 1;
         }
     }
@@ -131,20 +135,22 @@ TKH_HD static inline int tkh_wg_geometry_over(const tkh_plan *p, unsigned x, int
     return 1;
 }
 
-/* Operand x of p (0: a, its rows m; 1: b, its rows n), K-major or MN-major. */
-TKH_HD static inline int tkh_wg_geometry_of(const tkh_plan *p, unsigned x, bool kmajor, tkh_wg_geometry *g)
+/* Operand x of p (0: a, its rows m; 1: b, its rows n), K-major (a box of 128 bytes along k) or
+ * MN-major (16-bit elements only: boxes of 64 rows by 64 k), elements of E bytes. */
+TKH_HD static inline int tkh_wg_geometry_of(const tkh_plan *p, unsigned x, bool kmajor, tkh_wg_geometry *g,
+    unsigned E = 2)
 {
     const int r = x ? 1 : 2;
     const int64_t k = p->size[0] * (p->mode == TKH_PLAN_PARTIALS ? p->size[p->ndim - 1] : 1), rows = p->size[r];
-    return kmajor ? tkh_wg_geometry_over(p, x, 0, r, k, rows, 64, x ? tkh_wg_tile::bn : tkh_wg_tile::bm, g)
-                  : tkh_wg_geometry_over(p, x, r, 0, rows, k, 64, 64, g);
+    return kmajor ? tkh_wg_geometry_over(p, x, 0, r, k, rows, 128 / E, x ? tkh_wg_tile::bn : tkh_wg_tile::bm, E, g)
+                  : E == 2 && tkh_wg_geometry_over(p, x, r, 0, rows, k, 64, 64, E, g);
 }
 
 /* The output (array 'out' of p), n contiguous, in boxes of 64 x 64 (tkh_wg_out_place): 0 also
  * under TKH_PLAN_PARTIALS (the partials are the accumulator's type, stored one at a time). */
 TKH_HD static inline int tkh_wg_out_geometry(const tkh_plan *p, unsigned out, tkh_wg_geometry *g)
 {
-    return p->mode != TKH_PLAN_PARTIALS && tkh_wg_geometry_over(p, out, 1, 2, p->size[1], p->size[2], 64, 64, g);
+    return p->mode != TKH_PLAN_PARTIALS && tkh_wg_geometry_over(p, out, 1, 2, p->size[1], p->size[2], 64, 64, 2, g);
 }
 
 /* Where a consumer warpgroup puts output (r, c) of a round (its 64 rows by 128 of the tile's
@@ -172,6 +178,53 @@ TKH_HD static inline int64_t tkh_wg_coords(const tkh_plan *p, const tkh_wg_geome
     return k0;
 }
 
+/* An 8-bit operand copied K-major, as wgmma reads 8-bit operands (K-major only): dense,
+ * [the batch dimensions in which it moves][rows][k], from the operand's strides (elements). */
+typedef struct tkh_wg_copy {
+    int64_t rows, k, batches;
+    int64_t from_k, from_r; /* the operand's strides along k and along its rows */
+    int nb;                 /* its batch dimensions in which it moves, innermost first */
+    int64_t size[TKH_MAX_DIMS], from[TKH_MAX_DIMS];
+} tkh_wg_copy;
+
+/* Where the copy's batch b starts in the operand (elements). */
+TKH_HD static inline int64_t tkh_wg_copy_from(const tkh_wg_copy *c, int64_t b)
+{
+    int64_t at = 0;
+    for (int i = 0; i < c->nb; ++i) {
+        at += b % c->size[i] * c->from[i];
+        b /= c->size[i];
+    }
+    return at;
+}
+
+/* The K-major copy of operand x of p (0: a, its rows m; 1: b, its rows n) into c, and q: p with
+ * x's strides those of the copy (q may be p). Returns the copy's bytes, or 0 (nothing changed)
+ * where p is split (copies are made before the split) or k is not a positive multiple of 16
+ * (the copy's rows whole 16-byte chunks, as the tensor maps need). */
+TKH_HD static inline int64_t tkh_wg_copy_of(const tkh_plan *p, unsigned x, tkh_wg_copy *c, tkh_plan *q)
+{
+    const int r = x ? 1 : 2;
+    if (p->mode == TKH_PLAN_PARTIALS || p->size[0] < 16 || p->size[0] % 16 != 0 || p->size[r] < 1)
+        return 0;
+    c->rows = p->size[r], c->k = p->size[0];
+    c->from_k = p->stride[x][0], c->from_r = p->stride[x][r];
+    c->nb = 0;
+    c->batches = 1;
+    if (q != p)
+        *q = *p;
+    q->stride[x][0] = 1;
+    q->stride[x][r] = c->k;
+    for (int d = 3; d < p->ndim; ++d)
+        if (p->stride[x][d] != 0) {
+            c->size[c->nb] = p->size[d];
+            c->from[c->nb++] = p->stride[x][d];
+            q->stride[x][d] = c->batches * c->rows * c->k;
+            c->batches *= p->size[d];
+        }
+    return c->batches * c->rows * c->k;
+}
+
 /* A matrix descriptor with the 128-byte swizzle: shared address, leading and stride byte
  * offsets (each a multiple of 16). */
 TKH_HD static inline uint64_t tkh_wg_desc(unsigned address, unsigned leading, unsigned stride)
@@ -180,10 +233,11 @@ TKH_HD static inline uint64_t tkh_wg_desc(unsigned address, unsigned leading, un
         | (uint64_t)((stride & 0x3FFFF) >> 4) << 32 | (uint64_t)1 << 62;
 }
 
-/* The descriptor of the 16 k (step j of the stage's 4) of rows r0.. (a multiple of 64) of an
- * operand's tile at shared address 'tile' (1024-aligned). K-major: 8-row groups 1024 bytes
- * apart (the stride offset; the leading one is unused with this swizzle, 16 by convention), the
- * start moved 32 bytes a step within the rows' atoms, where the swizzle applies to it too.
+/* The descriptor of step j of the stage's 4 (32 bytes along k: 16 k of 16-bit elements, 32 of
+ * 8-bit ones) of rows r0.. (a multiple of 64) of an operand's tile at shared address 'tile'
+ * (1024-aligned). K-major: 8-row groups 1024 bytes apart (the stride offset; the leading one is
+ * unused with this swizzle, 16 by convention), the start moved 32 bytes a step within the rows'
+ * atoms, where the swizzle applies to it too.
  * MN-major: 64-row groups a box apart (leading), 8-k groups one atom apart (stride). */
 TKH_HD static inline uint64_t tkh_wg_desc_at(unsigned tile, bool kmajor, unsigned r0, unsigned j)
 {
@@ -371,9 +425,27 @@ static __device__ __forceinline__ void tkh_wgmma_pin(float d[tkh_wg_tile::accs])
         asm volatile("" : "+f"(d[i])::"memory");
 }
 
-#define TKH_WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-    "+f"(d[i + 6]), "+f"(d[i + 7])
-#define TKH_WG_D32(i) TKH_WG_D8(i), TKH_WG_D8(i + 8), TKH_WG_D8(i + 16), TKH_WG_D8(i + 24)
+static __device__ __forceinline__ void tkh_wgmma_pin(int32_t d[tkh_wg_tile::accs])
+{
+#pragma unroll
+    for (int i = 0; i < tkh_wg_tile::accs; ++i)
+        asm volatile("" : "+r"(d[i])::"memory");
+}
+
+#define TKH_WG_D8(c, i) c(d[i]), c(d[i + 1]), c(d[i + 2]), c(d[i + 3]), c(d[i + 4]), c(d[i + 5]), c(d[i + 6]), c(d[i + 7])
+#define TKH_WG_D32(c, i) TKH_WG_D8(c, i), TKH_WG_D8(c, i + 8), TKH_WG_D8(c, i + 16), TKH_WG_D8(c, i + 24)
+#define TKH_WG_D128(c) TKH_WG_D32(c, 0), TKH_WG_D32(c, 32), TKH_WG_D32(c, 64), TKH_WG_D32(c, 96)
+#define TKH_WG_REGS128                                                                                               \
+    TKH_WG_REGS8(0, 1, 2, 3, 4, 5, 6, 7) ", " TKH_WG_REGS8(8, 9, 10, 11, 12, 13, 14, 15) ", "                        \
+    TKH_WG_REGS8(16, 17, 18, 19, 20, 21, 22, 23) ", " TKH_WG_REGS8(24, 25, 26, 27, 28, 29, 30, 31) ", "              \
+    TKH_WG_REGS8(32, 33, 34, 35, 36, 37, 38, 39) ", " TKH_WG_REGS8(40, 41, 42, 43, 44, 45, 46, 47) ", "              \
+    TKH_WG_REGS8(48, 49, 50, 51, 52, 53, 54, 55) ", " TKH_WG_REGS8(56, 57, 58, 59, 60, 61, 62, 63) ", "              \
+    TKH_WG_REGS8(64, 65, 66, 67, 68, 69, 70, 71) ", " TKH_WG_REGS8(72, 73, 74, 75, 76, 77, 78, 79) ", "              \
+    TKH_WG_REGS8(80, 81, 82, 83, 84, 85, 86, 87) ", " TKH_WG_REGS8(88, 89, 90, 91, 92, 93, 94, 95) ", "              \
+    TKH_WG_REGS8(96, 97, 98, 99, 100, 101, 102, 103) ", " TKH_WG_REGS8(104, 105, 106, 107, 108, 109, 110, 111) ", " \
+    TKH_WG_REGS8(112, 113, 114, 115, 116, 117, 118, 119) ", " TKH_WG_REGS8(120, 121, 122, 123, 124, 125, 126, 127)
+#define TKH_WG_F(x) "+f"(x)
+#define TKH_WG_R(x) "+r"(x)
 #define TKH_WG_REGS8(a, b, c, d, e, f, g, h) "%" #a ", %" #b ", %" #c ", %" #d ", %" #e ", %" #f ", %" #g ", %" #h
 
 /* d += A B, m64n256k16, f32 accumulators (d[v] as tkh_wg_acc_row/col place it), A and B from
@@ -382,22 +454,12 @@ static __device__ __forceinline__ void tkh_wgmma_pin(float d[tkh_wg_tile::accs])
 template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_wgmma_256(float d[tkh_wg_tile::accs],
     uint64_t a, uint64_t b)
 {
-#define TKH_WG_OP(type)                                                                                          \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %132, 0;\n"                                                    \
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." type "." type " {"                              \
-                 TKH_WG_REGS8(0, 1, 2, 3, 4, 5, 6, 7) ", " TKH_WG_REGS8(8, 9, 10, 11, 12, 13, 14, 15) ", "       \
-                 TKH_WG_REGS8(16, 17, 18, 19, 20, 21, 22, 23) ", " TKH_WG_REGS8(24, 25, 26, 27, 28, 29, 30, 31) ", " \
-                 TKH_WG_REGS8(32, 33, 34, 35, 36, 37, 38, 39) ", " TKH_WG_REGS8(40, 41, 42, 43, 44, 45, 46, 47) ", " \
-                 TKH_WG_REGS8(48, 49, 50, 51, 52, 53, 54, 55) ", " TKH_WG_REGS8(56, 57, 58, 59, 60, 61, 62, 63) ", " \
-                 TKH_WG_REGS8(64, 65, 66, 67, 68, 69, 70, 71) ", " TKH_WG_REGS8(72, 73, 74, 75, 76, 77, 78, 79) ", " \
-                 TKH_WG_REGS8(80, 81, 82, 83, 84, 85, 86, 87) ", " TKH_WG_REGS8(88, 89, 90, 91, 92, 93, 94, 95) ", " \
-                 TKH_WG_REGS8(96, 97, 98, 99, 100, 101, 102, 103) ", "                                          \
-                 TKH_WG_REGS8(104, 105, 106, 107, 108, 109, 110, 111) ", "                                      \
-                 TKH_WG_REGS8(112, 113, 114, 115, 116, 117, 118, 119) ", "                                      \
-                 TKH_WG_REGS8(120, 121, 122, 123, 124, 125, 126, 127)                                           \
-                 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"                                                     \
-                 : TKH_WG_D32(0), TKH_WG_D32(32), TKH_WG_D32(64), TKH_WG_D32(96)                                \
-                 : "l"(a), "l"(b), "n"(ta), "n"(tb), "r"(1)                          \
+#define TKH_WG_OP(type)                                                                                  \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %132, 0;\n"                                            \
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." type "." type " {" TKH_WG_REGS128        \
+                 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"                                             \
+                 : TKH_WG_D128(TKH_WG_F)                                                                \
+                 : "l"(a), "l"(b), "n"(ta), "n"(tb), "r"(1)                                             \
                  : "memory")
     if (bf16)
         TKH_WG_OP("bf16");
@@ -405,9 +467,24 @@ template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_
         TKH_WG_OP("f16");
 #undef TKH_WG_OP
 }
+
+/* d += A B, m64n256k32 over signed 8-bit operands, s32 accumulators (wrapping, as the i8
+ * products' sums are defined), both operands K-major (the only layout of 8-bit operands). */
+static __device__ __forceinline__ void tkh_wgmma_256_s8(int32_t d[tkh_wg_tile::accs], uint64_t a, uint64_t b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {" TKH_WG_REGS128 "}, %128, %129, p;\n}\n"
+                 : TKH_WG_D128(TKH_WG_R)
+                 : "l"(a), "l"(b), "r"(1)
+                 : "memory");
+}
 #undef TKH_WG_D8
 #undef TKH_WG_D32
+#undef TKH_WG_D128
+#undef TKH_WG_F
+#undef TKH_WG_R
 #undef TKH_WG_REGS8
+#undef TKH_WG_REGS128
 #endif
 
 #if defined(TKH_PLATFORM_NVIDIA) && defined(__CUDACC__)
@@ -423,7 +500,7 @@ typedef struct tkh_wg_maps {
     int store;
 } tkh_wg_maps;
 
-/* The map of g over base, 2-byte elements of the driver's type t, 128-byte swizzle; 1 on success. */
+/* The map of g over base, elements of the driver's type t, 128-byte swizzle; 1 on success. */
 static inline int tkh_wg_encode(CUtensorMap *map, const tkh_wg_geometry *g, const void *base, CUtensorMapDataType t)
 {
 #if CUDART_VERSION >= 12050
@@ -449,20 +526,21 @@ static inline int tkh_wg_encode(CUtensorMap *map, const tkh_wg_geometry *g, cons
 #endif
 }
 
-/* The maps of a (at a) and b (at b) of plan p in their layouts, f16 or bf16: 1, or 0 where the
+/* The maps of a (at a) and b (at b) of plan p in their layouts, elements of the driver's type t
+ * (f16, bf16, or uint8 for 8-bit integers, whose bits it copies): 1, or 0 where the
  * accelerator cannot copy them (tkh_wg_geometry_of), the CUDA runtime is older than 12.5 or the
  * driver refuses (cuTensorMapEncodeTiled, reached through the runtime's entry points, so that the
  * library needs no link to the driver's own library). The output's (at out, array out_index,
  * out_size bytes an element; 0 where the kernel stores directly) where it can be stored by the
  * accelerator, 2-byte elements (else m->store is 0: the outputs go one at a time). */
 static inline int tkh_wg_maps_of(tkh_wg_maps *m, const void *a, const void *b, void *out, const tkh_plan *p,
-    bool a_kmajor, bool b_kmajor, bool bf16, unsigned out_index, unsigned out_size)
+    bool a_kmajor, bool b_kmajor, CUtensorMapDataType t, unsigned out_index, unsigned out_size)
 {
     const void *const base[2] = { a, b };
     const bool kmajor[2] = { a_kmajor, b_kmajor };
-    const CUtensorMapDataType t = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    const unsigned E = t == CU_TENSOR_MAP_DATA_TYPE_UINT8 ? 1 : 2;
     for (unsigned x = 0; x < 2; ++x)
-        if (!tkh_wg_geometry_of(p, x, kmajor[x], &m->g[x]) || !tkh_wg_encode(&m->map[x], &m->g[x], base[x], t))
+        if (!tkh_wg_geometry_of(p, x, kmajor[x], &m->g[x], E) || !tkh_wg_encode(&m->map[x], &m->g[x], base[x], t))
             return 0;
     m->store = out_size == 2 && (uintptr_t)out % 16 == 0 && tkh_wg_out_geometry(p, out_index, &m->g[2])
         && tkh_wg_encode(&m->map[2], &m->g[2], out, CU_TENSOR_MAP_DATA_TYPE_UINT16);

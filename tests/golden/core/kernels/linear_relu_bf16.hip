@@ -11,6 +11,7 @@
 #include "tokitai_hip/codegen/matrix_core.h"
 #include "tokitai_hip/codegen/plan.h"
 #include "tokitai_hip/codegen/projection.h"
+#include "tokitai_hip/codegen/small_m.h"
 #include "tokitai_hip/core_oracle/linear_relu_bf16.h"
 
 /* The value stored for the output whose element in each array is at 'off': the epilogue of its
@@ -575,10 +576,11 @@ static int tkhk_linear_relu_bf16_mfma_launch(int layout, unsigned grid, void *st
 #endif
 #if defined(TKH_PLATFORM_NVIDIA)
 /* Tiles of 128 x 256 outputs a block: two consumer warpgroups, each 64 x 256 of them as one wgmma
- * m64n256k16 per 16 along k (wgmma.mma_async m64n256k16.f32.bf16.bf16, f32 accumulators), both operands read from shared memory
- * through matrix descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies;
- * and a producer warpgroup, one thread of which fills 4 stages of a's and b's tiles 64 along k by
- * the tensor memory accelerator's copies (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full'
+ * per 32 bytes along k (wgmma.mma_async m64n256k16.f32.bf16.bf16), both operands read from shared memory through matrix
+ * descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies (8-bit operands
+ * K-major only: the launcher copies them so); and a producer warpgroup, one thread of which
+ * fills 4 stages of a's and b's tiles 128 bytes along k by the tensor memory accelerator's copies
+ * (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full'
  * barrier tells the consumers its bytes have landed, its 'empty' one the producer that every
  * consumer warp is done with it, so the copies run ahead across tiles, under the epilogue too.
  * Blocks are persistent over the tiles. The body exists in sm_90a code alone (empty elsewhere);
@@ -589,7 +591,7 @@ __global__ void __launch_bounds__(384, 1) tkhk_linear_relu_bf16_wgmma(const uint
     const __grid_constant__ tkh_wg_maps tkhm_maps)
 {
 #if defined(TKH_HAS_WGMMA)
-    typedef tkh_wg_tile T;
+    typedef tkh_wg_tile_of<sizeof(uint16_t)> T;
     extern __shared__ __align__(128) unsigned char tkhm_smem[]; /* one name (and alignment) for every kernel of a unit */
     /* static shared memory only this body has: the launcher's sign */
     __shared__ __align__(8) uint64_t tkhm_full[T::stages], tkhm_empty[T::stages];
@@ -653,7 +655,7 @@ __global__ void __launch_bounds__(384, 1) tkhk_linear_relu_bf16_wgmma(const uint
             tkh_wgmma_pin(acc);
             tkh_wgmma_fence();
 #pragma unroll
-            for (unsigned j = 0; j < T::bk / 16; ++j)
+            for (unsigned j = 0; j < T::steps; ++j)
                 tkh_wgmma_256<true, !AK, !BK>(acc, tkh_wg_desc_at(sa, AK, 64 * wg, j), tkh_wg_desc_at(sb, BK, 0, j));
             tkh_wgmma_commit();
             tkh_wgmma_wait<1>(); /* this warpgroup's k tile kt - 1 done: its stage is free */
@@ -797,7 +799,6 @@ static int tkhk_linear_relu_bf16_wgmma_launch(int a_kmajor, int b_kmajor, int sm
     return (int)hipGetLastError();
 }
 #endif
-#include "tokitai_hip/codegen/small_m.h"
 #include "tokitai_hip/codegen/thread_group.h"
 
 /* Products of at most 16 rows (x @ w^T at inference): the time is reading b once, so each
@@ -1115,7 +1116,7 @@ static int tkhk_linear_relu_bf16_run(const void *const *inputs, void *const *out
         int sms = 0;
         tkh_wg_maps maps;
         if (tkhk_linear_relu_bf16_wgmma_here(&sms)
-            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, true,
+            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                 3, sizeof(uint16_t)))
             return tkhk_linear_relu_bf16_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, &maps, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (const uint16_t *)inputs[2], (uint16_t *)outputs[0], plan);
 #endif
@@ -1150,7 +1151,8 @@ __global__ void __launch_bounds__(256) tkhk_linear_relu_bf16_slices(const uint16
 /* The launcher. A plan split along k (plan->split slices of plan->chunk, chosen where the
  * output's tiles are too few for the device: shapes/matmul.c) runs as a plan of one more batch
  * dimension, the slices, whose sums go to 'scratch' (TKH_PLAN_PARTIALS), then the slices' sum
- * and the epilogue. */
+ * and the epilogue. Operands copied into another layout first (tkh_kernel_info.copies) lie in
+ * 'scratch' past the partials, from a multiple of 256 bytes. */
 extern "C" TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
@@ -1170,6 +1172,13 @@ extern "C" TKH_HIDDEN int tkhk_linear_relu_bf16_launch_plan(const void *const *i
     hipLaunchKernelGGL(tkhk_linear_relu_bf16_slices, dim3((unsigned)(blocks < 4096 ? blocks : 4096)), dim3(256), 0,
         (hipStream_t)stream, (const uint16_t *)inputs[0], (const uint16_t *)inputs[1], (const uint16_t *)inputs[2], (uint16_t *)outputs[0], *plan, (const float *)scratch);
     return (int)hipGetLastError();
+}
+
+/* tkh_kernel_info.copies: the bytes of the operands' copies the launcher makes for 'plan'. */
+extern "C" TKH_HIDDEN size_t tkhk_linear_relu_bf16_launch_copies(const void *const *inputs, const tkh_plan *plan)
+{
+    (void)inputs, (void)plan;
+    return 0;
 }
 
 /* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more

@@ -11,6 +11,7 @@
 #include "tokitai_hip/codegen/matrix_core.h"
 #include "tokitai_hip/codegen/plan.h"
 #include "tokitai_hip/codegen/projection.h"
+#include "tokitai_hip/codegen/small_m.h"
 #include "tokitai_hip/core_oracle/matmul_i8.h"
 
 /* The value stored for the output whose element in each array is at 'off': the epilogue of its
@@ -827,7 +828,315 @@ static int tkhk_matmul_i8_mfma_launch(int layout, unsigned grid, void *stream, c
     return (int)hipGetLastError();
 }
 #endif
-#include "tokitai_hip/codegen/small_m.h"
+#if defined(TKH_PLATFORM_NVIDIA)
+/* Tiles of 128 x 256 outputs a block: two consumer warpgroups, each 64 x 256 of them as one wgmma
+ * per 32 bytes along k (wgmma.mma_async m64n256k32.s32.s8.s8), both operands read from shared memory through matrix
+ * descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies (8-bit operands
+ * K-major only: the launcher copies them so); and a producer warpgroup, one thread of which
+ * fills 4 stages of a's and b's tiles 128 bytes along k by the tensor memory accelerator's copies
+ * (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full'
+ * barrier tells the consumers its bytes have landed, its 'empty' one the producer that every
+ * consumer warp is done with it, so the copies run ahead across tiles, under the epilogue too.
+ * Blocks are persistent over the tiles. The body exists in sm_90a code alone (empty elsewhere);
+ * the launcher takes this kernel only where that code runs, every chunk is whole and aligned and
+ * the operands have tensor maps (docs/matmul.md). */
+template <bool AK, bool BK>
+__global__ void __launch_bounds__(384, 1) tkhk_matmul_i8_wgmma(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan tkhm_p,
+    const __grid_constant__ tkh_wg_maps tkhm_maps)
+{
+#if defined(TKH_HAS_WGMMA)
+    typedef tkh_wg_tile_of<sizeof(int8_t)> T;
+    extern __shared__ __align__(128) unsigned char tkhm_smem[]; /* one name (and alignment) for every kernel of a unit */
+    /* static shared memory only this body has: the launcher's sign */
+    __shared__ __align__(8) uint64_t tkhm_full[T::stages], tkhm_empty[T::stages];
+    /* the stages from the first 1024-byte boundary: the swizzle is of address bits 7-9 */
+    unsigned char *const tkhm_s = tkhm_smem + (1024 - tkh_smem_address(tkhm_smem) % 1024) % 1024;
+    const unsigned s_addr = tkh_smem_address(tkhm_s);
+    const unsigned full0 = tkh_smem_address(tkhm_full), empty0 = tkh_smem_address(tkhm_empty);
+    const int64_t tkhm_k = tkhm_p.size[0], tkhm_n = tkhm_p.size[1], tkhm_m = tkhm_p.size[2];
+    const int64_t plane = (tkhm_n + T::bn - 1) / T::bn * ((tkhm_m + T::bm - 1) / T::bm);
+    const int64_t tkhm_tiles = plane * (tkhm_p.count / (tkhm_n * tkhm_m));
+    const int64_t ktiles = (tkhm_k + T::bk - 1) / T::bk;
+    const unsigned tid = threadIdx.x;
+    if (tid == 0) {
+        for (int st = 0; st < T::stages; ++st) {
+            tkh_mbar_init(full0 + 8 * st, 1);
+            tkh_mbar_init(empty0 + 8 * st, 8); /* the consumers' 8 warps */
+        }
+        tkh_mbar_init_fence();
+    }
+    __syncthreads();
+    unsigned st = 0, phase = 0; /* the stage and its barriers' parity, as both sides go round */
+    int64_t at[3], m0 = 0, n0 = 0;
+    if (tid < 128) { /* the producer */
+        tkh_regs_fewer<40>();
+        if (tid != 0)
+            return;
+        const bool kmajor[2] = { AK, BK };
+        const unsigned rows[2] = { T::bm, T::bn }, tile_at[2] = { 0, T::a_bytes };
+        for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
+            tkhk_matmul_i8_place(tkhm_p, tile, T::bm, T::bn, at, m0, n0);
+            int32_t c[2][5];
+            int64_t k0[2];
+            for (unsigned x = 0; x < 2; ++x)
+                k0[x] = tkh_wg_coords(&tkhm_p, &tkhm_maps.g[x], tile / plane, c[x]);
+            for (int64_t kt = 0; kt < ktiles; ++kt) {
+                tkh_mbar_wait(empty0 + 8 * st, phase ^ 1);
+                tkh_mbar_arrive_expect(full0 + 8 * st, T::stage);
+                for (unsigned x = 0; x < 2; ++x)
+                    for (unsigned i = 0; i < tkh_wg_boxes(kmajor[x], rows[x]); ++i) {
+                        const unsigned box = tkh_wg_box(kmajor[x], i, x ? n0 : m0, k0[x] + kt * T::bk, c[x]);
+                        tkh_tma_load(s_addr + st * T::stage + tile_at[x] + box, &tkhm_maps.map[x], full0 + 8 * st, c[x],
+                            tkhm_maps.g[x].rank);
+                    }
+                if (++st == T::stages)
+                    st = 0, phase ^= 1;
+            }
+        }
+        return;
+    }
+    tkh_regs_more<232>(); /* the consumers */
+    const unsigned ct = tid - 128, wg = ct / 128;
+    int32_t acc[T::accs];
+    for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
+#pragma unroll
+        for (int v = 0; v < T::accs; ++v)
+            acc[v] = 0;
+        unsigned last = 0;
+        for (int64_t kt = 0; kt < ktiles; ++kt) {
+            tkh_mbar_wait(full0 + 8 * st, phase);
+            const unsigned sa = s_addr + st * T::stage, sb = sa + T::a_bytes;
+            tkh_wgmma_pin(acc);
+            tkh_wgmma_fence();
+#pragma unroll
+            for (unsigned j = 0; j < T::steps; ++j)
+                tkh_wgmma_256_s8(acc, tkh_wg_desc_at(sa, AK, 64 * wg, j), tkh_wg_desc_at(sb, BK, 0, j));
+            tkh_wgmma_commit();
+            tkh_wgmma_wait<1>(); /* this warpgroup's k tile kt - 1 done: its stage is free */
+            if (kt > 0 && ct % 32 == 0)
+                tkh_mbar_arrive(empty0 + 8 * last);
+            last = st;
+            if (++st == T::stages)
+                st = 0, phase ^= 1;
+        }
+        tkh_wgmma_wait<0>();
+        tkh_wgmma_pin(acc);
+        if (ktiles > 0 && ct % 32 == 0)
+            tkh_mbar_arrive(empty0 + 8 * last);
+        tkhk_matmul_i8_place(tkhm_p, tile, T::bm, T::bn, at, m0, n0);
+        /* each array's offsets of this thread's two rows and first column, worked out once: an
+         * accumulator's output then costs a multiply-add an array (its column step is constant) */
+        const int64_t m = m0 + tkh_wg_acc_row(ct, 0), n = n0 + tkh_wg_acc_col(ct, 0);
+        int64_t row[2][3], s_n[3];
+#pragma unroll
+        for (int x = 0; x < 3; ++x) {
+            s_n[x] = tkhm_p.stride[x][1];
+            row[0][x] = at[x] + m * tkhm_p.stride[x][2] + n * s_n[x];
+            row[1][x] = row[0][x] + 8 * tkhm_p.stride[x][2]; /* tkh_wg_acc_dm's other row */
+        }
+        /* the outputs through shared memory where the output has a map (2-byte elements): each
+         * consumer warpgroup writes its 64 rows by 128 columns at a time in pairs of columns, then
+         * one thread stores them by the accelerator, two boxes of 64 x 64, which leave out what
+         * lies past m or n */
+        auto rounds = [&](int64_t tile) {
+            const unsigned buffer = s_addr + T::stages * T::stage + wg * (T::out_bytes / 2);
+            unsigned char *const out_s = tkhm_s + (buffer - s_addr);
+            int32_t c[5];
+            tkh_wg_coords(&tkhm_p, &tkhm_maps.g[2], tile / plane, c);
+            const unsigned r0 = tkh_wg_acc_row(ct, 0) - 64 * wg, c0 = tkh_wg_acc_col(ct, 0);
+#pragma unroll
+            for (int h = 0; h < T::bn / T::round; ++h) {
+                if (ct % 128 == 0)
+                    tkh_bulk_wait_read(); /* the last round's stores have read the buffer */
+                tkh_warpgroup_sync(1 + wg);
+#pragma unroll
+                for (int q = 0; q < T::accs / 4; ++q) { /* constant bounds: acc stays in registers */
+                    const int v = h * T::accs / 2 + 2 * q;
+                    const unsigned dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v); /* v + 1: column dn + 1 */
+                    int32_t pair[2];
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        int64_t off[3];
+#pragma unroll
+                        for (int x = 0; x < 3; ++x)
+                            off[x] = row[dm / 8][x] + (dn + e) * s_n[x];
+                        pair[e] = m + dm < tkhm_m && n + dn + e < tkhm_n ? tkhk_matmul_i8_value(p_a, p_b, p_out, off, (uint32_t)acc[v + e])
+                                                                       : (int32_t)0;
+                    }
+                    uint32_t word;
+                    TKH_BITCOPY(&word, pair, 4);
+                    *(uint32_t *)(out_s + tkh_wg_out_place(r0 + dm, c0 + dn - h * T::round)) = word;
+                }
+                tkh_fence_proxy_async(); /* the writes visible to the stores' reads */
+                tkh_warpgroup_sync(1 + wg);
+                if (ct % 128 == 0) {
+#pragma unroll
+                    for (int i = 0; i < T::round / 64; ++i) {
+                        c[0] = (int32_t)(n0 + h * T::round + 64 * i);
+                        c[1] = (int32_t)(m0 + 64 * wg);
+                        tkh_tma_store(&tkhm_maps.map[2], buffer + i * T::box, c, tkhm_maps.g[2].rank);
+                    }
+                    tkh_bulk_commit();
+                }
+            }
+        };
+        auto epilogue = [&](auto partials) {
+#pragma unroll
+            for (int v = 0; v < T::accs; ++v) {
+                const unsigned dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v);
+                if (m + dm < tkhm_m && n + dn < tkhm_n) {
+                    int64_t off[3];
+#pragma unroll
+                    for (int x = 0; x < 3; ++x)
+                        off[x] = row[dm / 8][x] + dn * s_n[x];
+                    tkhk_matmul_i8_store<decltype(partials)::value>(p_a, p_b, p_out, off, (uint32_t)acc[v]);
+                }
+            }
+        };
+        if (sizeof(int32_t) == 2 && tkhm_maps.store) /* the launcher makes no output map for other sizes */
+            rounds(tile);
+        else if (tkhm_p.mode == TKH_PLAN_PARTIALS)
+            epilogue(tkh_bool<true>());
+        else
+            epilogue(tkh_bool<false>());
+    }
+    if (ct % 128 == 0)
+        tkh_bulk_wait(); /* this warpgroup's last stores done before its shared memory goes */
+#endif
+}
+
+/* Whether the current device runs the wgmma kernel's body: its multiprocessors where it does,
+ * else -1. Host code is compiled once for every target, so the choice is the loaded code's:
+ * only sm_90a code has the body's static shared memory (its barriers), which
+ * cudaFuncGetAttributes reports for the image this device runs (no stream operation, so it is
+ * safe under graph capture). */
+static int tkhk_matmul_i8_wgmma_ask(int device)
+{
+    (void)device; /* the current one, which tkh_device_fact asks about */
+    hipFuncAttributes f;
+    int n = 0;
+    return hipFuncGetAttributes(&f, (const void *)tkhk_matmul_i8_wgmma<true, true>) == hipSuccess && f.sharedSizeBytes > 0
+            && (n = tkh_mma_sms()) > 0
+        ? n : -1;
+}
+
+/* Whether the current device runs the wgmma kernel's body, and its multiprocessors (in *sms):
+ * asked once per device. */
+static int tkhk_matmul_i8_wgmma_here(int *sms)
+{
+    static int known[64];
+    *sms = tkh_device_fact(known, tkhk_matmul_i8_wgmma_ask);
+    return *sms > 0;
+}
+
+/* The wgmma kernel for a's and b's layouts and their tensor maps, with its shared memory (the
+ * stages and 1 KiB to align them), one block a multiprocessor at most (persistent), over at most
+ * 'grid' blocks. */
+static int tkhk_matmul_i8_wgmma_launch(int a_kmajor, int b_kmajor, int sms, unsigned grid, void *stream,
+    const tkh_wg_maps *maps, const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan *plan)
+{
+    typedef tkh_wg_tile T;
+    (void)a_kmajor, (void)b_kmajor; /* both K-major: the launcher's condition */
+    void (*const kernel)(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan, const tkh_wg_maps) = tkhk_matmul_i8_wgmma<true, true>;
+    const size_t bytes = (size_t)T::stages * T::stage + T::out_bytes + 1024; /* staged outputs, or looped sums */
+    hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e != hipSuccess)
+        return (int)e;
+    const int64_t tiles = (plan->size[1] + T::bn - 1) / T::bn * ((plan->size[2] + T::bm - 1) / T::bm)
+        * (plan->count / (plan->size[1] * plan->size[2]));
+    int64_t blocks = tiles < (int64_t)grid ? tiles : (int64_t)grid;
+    blocks = blocks < sms ? blocks : sms;
+    hipLaunchKernelGGL(kernel, dim3((unsigned)(blocks > 0 ? blocks : 1)), dim3(T::threads), bytes, (hipStream_t)stream,
+        p_a, p_b, p_out, *plan, *maps);
+    return (int)hipGetLastError();
+}
+
+/* An 8-bit operand's K-major copy (tkh_wg_copy of an MN-major operand: its rows contiguous, every
+ * offset a whole number of 16 bytes, as _mma_fits requires): tiles of 64 k by 64 rows through
+ * shared memory, each thread reading 16 bytes of one k's rows and writing 16 of one row's k. The
+ * 16-byte chunk of rows 16 c.. of line kk lies at chunk c ^ (kk / 16) % 4, so that the 32 threads
+ * of a warp gathering a row's k from 4 chunk lines read 8 different banks. The copy's batches
+ * over blockIdx.z. */
+__global__ void __launch_bounds__(256) tkhk_matmul_i8_kcopy_tiles(const int8_t *__restrict__ from, int8_t *__restrict__ to,
+    const tkh_wg_copy c)
+{
+    __shared__ __align__(16) unsigned char t[64][64];
+    const int64_t r0 = (int64_t)blockIdx.x * 64, k0 = (int64_t)blockIdx.y * 64;
+    const unsigned kk = threadIdx.x / 4, rc = threadIdx.x % 4; /* the load's line and chunk */
+    const unsigned row = threadIdx.x / 4, kc = threadIdx.x % 4;  /* the store's row and chunk */
+    for (int64_t b = blockIdx.z; b < c.batches; b += gridDim.z) {
+        const int8_t *const src = from + tkh_wg_copy_from(&c, b);
+        int8_t *const dst = to + b * c.rows * c.k;
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (k0 + kk < c.k && r0 + 16 * rc < c.rows)
+            v = *(const uint4 *)(src + (k0 + kk) * c.from_k + r0 + 16 * rc);
+        *(uint4 *)&t[kk][16 * (rc ^ kk / 16 % 4)] = v;
+        __syncthreads();
+        uint32_t w[4] = { 0, 0, 0, 0 };
+#pragma unroll
+        for (unsigned j = 0; j < 16; ++j)
+            w[j / 4] |= (uint32_t)t[16 * kc + j][16 * (row / 16 ^ kc) + row % 16] << 8 * (j % 4);
+        if (r0 + row < c.rows && k0 + 16 * kc < c.k)
+            *(uint4 *)(dst + (r0 + row) * c.k + k0 + 16 * kc) = make_uint4(w[0], w[1], w[2], w[3]);
+        __syncthreads();
+    }
+}
+
+/* The K-major copies the wgmma kernel needs for 'plan' (not split): where it would take the plan
+ * (an sm_90a device, more than TKH_SMALL_M_ROWS rows, whole 16-byte chunks; k a multiple of 16,
+ * tkh_wg_copy_of) but for an MN-major operand, that operand's copy in copy[x] (copy[x].k 0 for the others) and
+ * in *q the plan over the copies. Returns their bytes, each rounded up to 256; 0 where none is
+ * made (the kernel would not run, or both operands are K-major). */
+static int64_t tkhk_matmul_i8_kcopies(const void *const *inputs, const tkh_plan *plan, tkh_wg_copy copy[2], tkh_plan *q)
+{
+    int sms = 0, kmajor[2] = { 0, 0 };
+    if (plan->mode == TKH_PLAN_PARTIALS || plan->size[2] <= TKH_SMALL_M_ROWS || !tkhk_matmul_i8_wgmma_here(&sms) || !tkhk_matmul_i8_mma_fits(inputs, plan, &kmajor[0], &kmajor[1])
+        || (kmajor[0] && kmajor[1]))
+        return 0;
+    int64_t bytes = 0;
+    *q = *plan;
+    for (unsigned x = 0; x < 2; ++x) {
+        copy[x].k = 0;
+        if (kmajor[x])
+            continue;
+        const int64_t b = tkh_wg_copy_of(q, x, &copy[x], q);
+        if (b <= 0 || copy[x].from_r != 1 || (copy[x].k + 63) / 64 > 65535)
+            return 0;
+        bytes += (b + 255) / 256 * 256;
+    }
+    tkh_wg_geometry g;
+    return tkh_wg_geometry_of(q, 0, true, &g, 1) && tkh_wg_geometry_of(q, 1, true, &g, 1) ? bytes : 0;
+}
+
+/* Makes those copies at 'to' on 'stream': in[] then holds the inputs with the copies in place of
+ * the operands and *q the plan over them; in[0] is NULL where no copy is made. Returns 0, -1
+ * where copies are needed and 'to' is NULL, else the runtime's error code of a launch. */
+static int tkhk_matmul_i8_kcopy(const void *const *inputs, const tkh_plan *plan, unsigned char *to, const void **in,
+    tkh_plan *q, void *stream)
+{
+    tkh_wg_copy copy[2];
+    in[0] = NULL;
+    if (tkhk_matmul_i8_kcopies(inputs, plan, copy, q) == 0)
+        return 0;
+    if (to == NULL)
+        return -1;
+    for (unsigned i = 0; i < 2; ++i)
+        in[i] = inputs[i];
+    for (unsigned x = 0; x < 2; ++x)
+        if (copy[x].k > 0) {
+            const dim3 grid((unsigned)((copy[x].rows + 63) / 64), (unsigned)((copy[x].k + 63) / 64),
+                (unsigned)(copy[x].batches < 65535 ? copy[x].batches : 65535));
+            hipLaunchKernelGGL(tkhk_matmul_i8_kcopy_tiles, grid, dim3(256), 0, (hipStream_t)stream, (const int8_t *)inputs[x],
+                (int8_t *)to, copy[x]);
+            const hipError_t e = hipGetLastError();
+            if (e != hipSuccess)
+                return (int)e;
+            in[x] = to;
+            to += (copy[x].batches * copy[x].rows * copy[x].k + 255) / 256 * 256;
+        }
+    return 0;
+}
+#endif
 #include "tokitai_hip/codegen/thread_group.h"
 
 /* Products of at most 16 rows (x @ w^T at inference): the time is reading b once, so each
@@ -1022,6 +1331,14 @@ static int tkhk_matmul_i8_run(const void *const *inputs, void *const *outputs, c
         return small;
     int a_kmajor = 0, b_kmajor = 0;
     if (tkhk_matmul_i8_mma_fits(inputs, plan, &a_kmajor, &b_kmajor)) {
+#if defined(TKH_PLATFORM_NVIDIA)
+        int sms = 0;
+        tkh_wg_maps maps;
+        if (a_kmajor && b_kmajor && tkhk_matmul_i8_wgmma_here(&sms)
+            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, CU_TENSOR_MAP_DATA_TYPE_UINT8,
+                2, sizeof(int32_t)))
+            return tkhk_matmul_i8_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, &maps, (const int8_t *)inputs[0], (const int8_t *)inputs[1], (int32_t *)outputs[0], plan);
+#endif
         return tkhk_matmul_i8_mma_launch(a_kmajor, b_kmajor, grid, stream, (const int8_t *)inputs[0], (const int8_t *)inputs[1], (int32_t *)outputs[0], plan);
     }
 #if !defined(TKH_PLATFORM_NVIDIA)
@@ -1053,12 +1370,26 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_slices(const int8_t *__res
 /* The launcher. A plan split along k (plan->split slices of plan->chunk, chosen where the
  * output's tiles are too few for the device: shapes/matmul.c) runs as a plan of one more batch
  * dimension, the slices, whose sums go to 'scratch' (TKH_PLAN_PARTIALS), then the slices' sum
- * and the epilogue. */
+ * and the epilogue. Operands copied into another layout first (tkh_kernel_info.copies) lie in
+ * 'scratch' past the partials, from a multiple of 256 bytes. */
 extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
     if (plan->reduced != 1 || plan->ndim < 3 || grid == 0 || block != 256)
         return (int)hipErrorInvalidValue;
+#if defined(TKH_PLATFORM_NVIDIA)
+    tkh_plan copied;
+    const void *copies[2];
+    const int64_t partials = plan->split > 1 ? plan->split * plan->count * (int64_t)sizeof(uint32_t) : 0;
+    const int e0 = tkhk_matmul_i8_kcopy(inputs, plan, scratch ? (unsigned char *)scratch + (partials + 255) / 256 * 256 : NULL,
+        copies, &copied, stream);
+    if (e0 < 0)
+        return (int)hipErrorInvalidValue;
+    if (e0 > 0)
+        return e0;
+    if (copies[0] != NULL)
+        inputs = copies, plan = &copied;
+#endif
     if (plan->split <= 1)
         return tkhk_matmul_i8_run(inputs, outputs, scalars, plan, grid, block, stream);
     tkh_plan q;
@@ -1073,6 +1404,19 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_plan(const void *const *inputs, 
     hipLaunchKernelGGL(tkhk_matmul_i8_slices, dim3((unsigned)(blocks < 4096 ? blocks : 4096)), dim3(256), 0,
         (hipStream_t)stream, (const int8_t *)inputs[0], (const int8_t *)inputs[1], (int32_t *)outputs[0], *plan, (const uint32_t *)scratch);
     return (int)hipGetLastError();
+}
+
+/* tkh_kernel_info.copies: the bytes of the operands' copies the launcher makes for 'plan'. */
+extern "C" TKH_HIDDEN size_t tkhk_matmul_i8_launch_copies(const void *const *inputs, const tkh_plan *plan)
+{
+#if defined(TKH_PLATFORM_NVIDIA)
+    tkh_wg_copy copy[2];
+    tkh_plan q;
+    return (size_t)tkhk_matmul_i8_kcopies(inputs, plan, copy, &q);
+#else
+    (void)inputs, (void)plan;
+    return 0;
+#endif
 }
 
 /* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more

@@ -11,6 +11,7 @@
 #include "tokitai_hip/codegen/matrix_core.h"
 #include "tokitai_hip/codegen/plan.h"
 #include "tokitai_hip/codegen/projection.h"
+#include "tokitai_hip/codegen/small_m.h"
 #include "tokitai_hip/core_oracle/scaled_residual_f32.h"
 
 /* The value stored for the output whose element in each array is at 'off': the epilogue of its
@@ -531,7 +532,6 @@ static int tkhk_scaled_residual_f32_mfma_launch(int layout, unsigned grid, void 
     return (int)hipGetLastError();
 }
 #endif
-#include "tokitai_hip/codegen/small_m.h"
 #include "tokitai_hip/codegen/thread_group.h"
 
 /* Products of at most 16 rows (x @ w^T at inference): the time is reading b once, so each
@@ -757,7 +757,8 @@ __global__ void __launch_bounds__(256) tkhk_scaled_residual_f32_slices(const flo
 /* The launcher. A plan split along k (plan->split slices of plan->chunk, chosen where the
  * output's tiles are too few for the device: shapes/matmul.c) runs as a plan of one more batch
  * dimension, the slices, whose sums go to 'scratch' (TKH_PLAN_PARTIALS), then the slices' sum
- * and the epilogue. */
+ * and the epilogue. Operands copied into another layout first (tkh_kernel_info.copies) lie in
+ * 'scratch' past the partials, from a multiple of 256 bytes. */
 extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const *inputs, void *const *outputs,
     const void *const *scalars, const tkh_plan *plan, unsigned grid, unsigned block, void *scratch, void *stream)
 {
@@ -777,6 +778,13 @@ extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const
     hipLaunchKernelGGL(tkhk_scaled_residual_f32_slices, dim3((unsigned)(blocks < 4096 ? blocks : 4096)), dim3(256), 0,
         (hipStream_t)stream, (const float *)inputs[0], (const float *)inputs[1], (const float *)inputs[2], (const float *)inputs[3], (float *)outputs[0], *plan, (const float *)scratch);
     return (int)hipGetLastError();
+}
+
+/* tkh_kernel_info.copies: the bytes of the operands' copies the launcher makes for 'plan'. */
+extern "C" TKH_HIDDEN size_t tkhk_scaled_residual_f32_launch_copies(const void *const *inputs, const tkh_plan *plan)
+{
+    (void)inputs, (void)plan;
+    return 0;
 }
 
 /* Whether every kernel the launcher may take for 'plan', or for any piece of it (no more
