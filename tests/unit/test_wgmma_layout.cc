@@ -240,6 +240,41 @@ static void every_layout(void **state)
             1 + 2 * (layout >> 1) + 4 * (layout & 1), T::bm, T::bn, "wgmma", block);
 }
 
+/* The plan of a [C][B][m][k] (or [C][B][k][m], rows padded by a_pad) @ b [C][n][k] (or [C][k][n])
+ * into an output [C][B][m][o_row], in the layouts ak and bk: dims k, n, m, B (a alone), C (both). */
+static tkh_plan batched_plan(int64_t m, int64_t n, int64_t k, int64_t B, int64_t C, bool ak, bool bk, int64_t a_pad,
+    int64_t o_row)
+{
+    tkh_plan p;
+    memset(&p, 0, sizeof p);
+    p.ndim = 5;
+    p.reduced = 1;
+    p.size[0] = k, p.size[1] = n, p.size[2] = m, p.size[3] = B, p.size[4] = C;
+    p.count = m * n * B * C;
+    const int64_t a_row = (ak ? k : m) + a_pad;
+    p.stride[0][0] = ak ? 1 : a_row, p.stride[0][2] = ak ? a_row : 1;
+    p.stride[0][3] = (ak ? m : k) * a_row, p.stride[0][4] = B * p.stride[0][3];
+    p.stride[1][0] = bk ? 1 : n, p.stride[1][1] = bk ? k : 1, p.stride[1][3] = 0, p.stride[1][4] = n * k;
+    p.stride[2][1] = 1, p.stride[2][2] = o_row, p.stride[2][3] = m * o_row, p.stride[2][4] = B * m * o_row;
+    return p;
+}
+
+/* Output (i, j) of batch 'batch' of plan q (a and b at ga and gb) by loops over q's own strides. */
+template <class El> static int64_t loop_sum(const tkh_plan &q, const std::vector<El> &ga, const std::vector<El> &gb,
+    int64_t batch, int64_t i, int64_t j)
+{
+    int64_t at[2] = { 0, 0 };
+    for (int d = 3; d < q.ndim; ++d) {
+        at[0] += batch % q.size[d] * q.stride[0][d];
+        at[1] += batch % q.size[d] * q.stride[1][d];
+        batch /= q.size[d];
+    }
+    int64_t sum = 0;
+    for (int64_t x = 0; x < q.size[0]; ++x)
+        sum += (int64_t)ga[at[0] + i * q.stride[0][2] + x * q.stride[0][0]] * gb[at[1] + j * q.stride[1][1] + x * q.stride[1][0]];
+    return sum;
+}
+
 /* Batches of a plan in which a moves and b does not (x [B, S, k] @ w^T), and in which both move, each
  * in any layout; then the same plan split into 2 slices of k (tkh_plan_slices: the launcher's
  * partial plan, whose slices the copies reach by k, not by a dimension of their own). Every block
@@ -250,19 +285,8 @@ static void batches_and_slices(void **state)
     const int64_t m = 136, n = 264, k = 128, B = 2, C = 2; /* plan dims: k, n, m, B (a alone), C (both) */
     for (int layout = 0; layout < 4; ++layout) {
         const bool ak = layout & 2, bk = layout & 1;
-        tkh_plan p;
-        memset(&p, 0, sizeof p);
-        p.ndim = 5;
-        p.reduced = 1;
-        p.size[0] = k, p.size[1] = n, p.size[2] = m, p.size[3] = B, p.size[4] = C;
-        p.count = m * n * B * C;
-        /* a [C][B][m][k] or [C][B][k][m] (rows padded by 8); b [C][n][k] or [C][k][n] */
-        const int64_t a_row = (ak ? k : m) + 8;
-        p.stride[0][0] = ak ? 1 : a_row, p.stride[0][2] = ak ? a_row : 1;
-        p.stride[0][3] = (ak ? m : k) * a_row, p.stride[0][4] = B * p.stride[0][3];
-        p.stride[1][0] = bk ? 1 : n, p.stride[1][1] = bk ? k : 1, p.stride[1][3] = 0, p.stride[1][4] = n * k;
         const int64_t o_row = n + 8; /* the output's rows padded: what lies past n must stay as it was */
-        p.stride[2][1] = 1, p.stride[2][2] = o_row, p.stride[2][3] = m * o_row, p.stride[2][4] = B * m * o_row;
+        tkh_plan p = batched_plan(m, n, k, B, C, ak, bk, 8, o_row);
         std::vector<int16_t> ga(C * p.stride[0][4]), gb(C * n * k);
         uint64_t s = 0x9E3779B97F4A7C15u * (layout + 1);
         for (int16_t &x : ga)
@@ -283,21 +307,12 @@ static void batches_and_slices(void **state)
                         const std::vector<int64_t> acc = block_of(q, ga, gb, ak, bk, b, m0, n0);
                         if (split == 1)
                             store_block(q, acc, b, m0, n0, gout);
-                        int64_t at[2] = { 0, 0 }, rest = b;
-                        for (int d = 3; d < q.ndim; ++d) {
-                            at[0] += rest % q.size[d] * q.stride[0][d];
-                            at[1] += rest % q.size[d] * q.stride[1][d];
-                            rest /= q.size[d];
-                        }
                         for (unsigned tid = 0; tid < 256; ++tid)
                             for (unsigned v = 0; v < T::accs; ++v) {
                                 const int64_t i = m0 + tkh_wg_acc_row(tid, v), j = n0 + tkh_wg_acc_col(tid, v);
                                 if (i >= m || j >= n)
                                     continue;
-                                int64_t want = 0;
-                                for (int64_t x = 0; x < q.size[0]; ++x)
-                                    want += (int64_t)ga[at[0] + i * q.stride[0][2] + x * q.stride[0][0]]
-                                        * gb[at[1] + j * q.stride[1][1] + x * q.stride[1][0]];
+                                const int64_t want = loop_sum(q, ga, gb, b, i, j);
                                 const int64_t stored = split == 1 ? gout[b * m * o_row + i * o_row + j] : want;
                                 if (acc[tid * T::accs + v] != want || stored != want)
                                     fail_msg("a %s, b %s, %d slices: batch %lld output (%lld, %lld) %lld (stored %lld), "
@@ -325,23 +340,12 @@ static void eight_bit_copies(void **state)
 {
     (void)state;
     typedef tkh_wg_tile_of<1> T8;
-    const int64_t m = 136, n = 264, B = 2, C = 2; /* plan dims: k, n, m, B (a alone), C (both) */
+    const int64_t m = 136, n = 200, B = 2, C = 2; /* plan dims: k, n, m, B (a alone), C (both) */
     for (int layout = 0; layout < 8; ++layout) {
         const int64_t k = layout < 4 ? 2 * T8::bk + 32 : 4 * T8::bk;
         const int split = layout < 4 ? 1 : 2;
         const bool kmajor[2] = { (layout & 2) != 0, (layout & 1) != 0 };
-        tkh_plan p;
-        memset(&p, 0, sizeof p);
-        p.ndim = 5;
-        p.reduced = 1;
-        p.size[0] = k, p.size[1] = n, p.size[2] = m, p.size[3] = B, p.size[4] = C;
-        p.count = m * n * B * C;
-        /* a [C][B][m][k] or [C][B][k][m] (rows padded by 16); b [C][n][k] or [C][k][n] */
-        const int64_t a_row = (kmajor[0] ? k : m) + 16;
-        p.stride[0][0] = kmajor[0] ? 1 : a_row, p.stride[0][2] = kmajor[0] ? a_row : 1;
-        p.stride[0][3] = (kmajor[0] ? m : k) * a_row, p.stride[0][4] = B * p.stride[0][3];
-        p.stride[1][0] = kmajor[1] ? 1 : n, p.stride[1][1] = kmajor[1] ? k : 1, p.stride[1][3] = 0, p.stride[1][4] = n * k;
-        p.stride[2][1] = 1, p.stride[2][2] = n, p.stride[2][3] = m * n, p.stride[2][4] = B * m * n;
+        const tkh_plan p = batched_plan(m, n, k, B, C, kmajor[0], kmajor[1], 16, n);
         std::vector<int8_t> given[2] = { std::vector<int8_t>(C * p.stride[0][4]), std::vector<int8_t>(C * n * k) };
         uint64_t s = 0x9E3779B97F4A7C15u * (layout + 11);
         for (auto &g : given)
@@ -373,12 +377,6 @@ static void eight_bit_copies(void **state)
                 assert_true(tkh_plan_slices(&ps, 3, 2, &want));
             }
             for (int64_t b = 0; b < run.count / (m * n); ++b) {
-                int64_t at[2] = { 0, 0 }, rest = b;
-                for (int d = 3; d < want.ndim; ++d) {
-                    at[0] += rest % want.size[d] * want.stride[0][d];
-                    at[1] += rest % want.size[d] * want.stride[1][d];
-                    rest /= want.size[d];
-                }
                 for (int64_t m0 = 0; m0 < m; m0 += T8::bm)
                     for (int64_t n0 = 0; n0 < n; n0 += T8::bn) {
                         const std::vector<int64_t> acc = block_of(run, mem[0], mem[1], true, true, b, m0, n0);
@@ -387,10 +385,7 @@ static void eight_bit_copies(void **state)
                                 const int64_t i = m0 + tkh_wg_acc_row(tid, v), j = n0 + tkh_wg_acc_col(tid, v);
                                 if (i >= m || j >= n)
                                     continue;
-                                int64_t sum = 0;
-                                for (int64_t x = 0; x < want.size[0]; ++x)
-                                    sum += (int64_t)given[0][at[0] + i * want.stride[0][2] + x * want.stride[0][0]]
-                                        * given[1][at[1] + j * want.stride[1][1] + x * want.stride[1][0]];
+                                const int64_t sum = loop_sum(want, given[0], given[1], b, i, j);
                                 if (acc[tid * T8::accs + v] != sum)
                                     fail_msg("i8, a %s, b %s, %d slices: batch %lld output (%lld, %lld) %lld, expected %lld",
                                         kmajor[0] ? "K-major" : "MN-major", kmajor[1] ? "K-major" : "MN-major", split,
