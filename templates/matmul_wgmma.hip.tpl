@@ -298,7 +298,8 @@ __global__ void __launch_bounds__(256) $(k.symbol)_kcopy_tiles(const int8_t *__r
  * (an sm_90a device, more than TKH_SMALL_M_ROWS rows, whole 16-byte chunks; k a multiple of 16,
  * tkh_wg_copy_of) but for an MN-major operand, that operand's copy in copy[x] (copy[x].k 0 for the others) and
  * in *q the plan over the copies. Returns their bytes, each rounded up to 256; 0 where none is
- * made (the kernel would not run, or both operands are K-major). */
+ * made (the kernel would not run, both operands are K-major, or the copies would take more than
+ * TKH_WG_COPY_MAX). */
 static int64_t $(k.symbol)_kcopies(const void *const *inputs, const tkh_plan *plan, tkh_wg_copy copy[2], tkh_plan *q)
 {
     int sms = 0, kmajor[2] = { 0, 0 };
@@ -317,7 +318,8 @@ static int64_t $(k.symbol)_kcopies(const void *const *inputs, const tkh_plan *pl
         bytes += (b + 255) / 256 * 256;
     }
     tkh_wg_geometry g;
-    return tkh_wg_geometry_of(q, 0, true, &g, 1) && tkh_wg_geometry_of(q, 1, true, &g, 1) ? bytes : 0;
+    return bytes <= TKH_WG_COPY_MAX && tkh_wg_geometry_of(q, 0, true, &g, 1) && tkh_wg_geometry_of(q, 1, true, &g, 1)
+        ? bytes : 0;
 }
 
 /* Makes those copies at 'to' on 'stream': in[] then holds the inputs with the copies in place of

@@ -1,8 +1,8 @@
 /* The device path: a call enqueued on the caller's stream, the flat kernel where the call
- * is flat and the plan kernel otherwise, a reduction's partials from the context's buffer
- * for that stream; then, under the policy the entry point gives, waited for and checked
- * on the host, or (a projectable product under projected) by its projection kernels on the
- * device. */
+ * is flat and the plan kernel otherwise, its scratch (partials, operand copies) from the
+ * context's buffer for that stream; then, under the policy the entry point gives, waited
+ * for and checked on the host, or (a projectable product under projected) by its
+ * projection kernels on the device. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -215,7 +215,7 @@ static tkh_status enqueue(host_run *r, int s, const piece *pc)
     r->nearest &= c->nearest;
     const size_t scratch = tkhi_launch_scratch(&l);
     if (scratch > 0)
-        st = tkhi_device_buffer(ctx, &slot->scratch, scratch, "a reduction's partials");
+        st = tkhi_device_buffer(ctx, &slot->scratch, scratch, "a launch's scratch (partials, operand copies)");
     if (st == TKH_OK)
         st = tkhi_launch_run(&l, scratch > 0 ? slot->scratch.ptr : NULL);
     if (st == TKH_OK && pc->first == 0) {

@@ -62,7 +62,7 @@ tkh_status tkhi_stream_partials(tkh_context *ctx, void *stream, size_t bytes, vo
         return TKH_OK;
     if (free_slot->buffer.ptr != NULL && free_slot->buffer.bytes < bytes)
         tkhi_stream_drain(stream); /* a kernel enqueued earlier may still read the old one */
-    tkh_status st = tkhi_device_buffer(ctx, &free_slot->buffer, bytes, "a reduction's partials");
+    tkh_status st = tkhi_device_buffer(ctx, &free_slot->buffer, bytes, "a launch's scratch (partials, operand copies)");
     if (st != TKH_OK)
         return st;
     free_slot->stream = stream;

@@ -187,6 +187,11 @@ typedef struct tkh_wg_copy {
     int64_t size[TKH_MAX_DIMS], from[TKH_MAX_DIMS];
 } tkh_wg_copy;
 
+/* The most bytes of copies a call makes (the context keeps a stream's scratch at its largest):
+ * 256 MiB, a 16384 x 16384 operand; past it the product runs on mma.sync over the operands as
+ * they lie. */
+#define TKH_WG_COPY_MAX ((int64_t)256 << 20)
+
 /* Where the copy's batch b starts in the operand (elements). */
 TKH_HD static inline int64_t tkh_wg_copy_from(const tkh_wg_copy *c, int64_t b)
 {
