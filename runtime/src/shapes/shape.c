@@ -158,4 +158,8 @@ void tkhi_launch_evidence(const tkhi_launch_spec *l, const char *what, tkh_repor
     else
         tkhi_evidence(report, "%s %s over the plan, grid %u x block %u", what, l->kernel->symbol, l->grid,
             l->block);
+    const size_t copies = report != NULL && l->kernel->copies != NULL ? l->kernel->copies(l->in, l->plan) : 0;
+    if (copies > 0)
+        tkhi_evidence(report, "the MN-major operands first copied K-major into %zu bytes of the call's scratch "
+            "(Hopper's 8-bit wgmma reads its operands K-major only)", copies);
 }

@@ -189,7 +189,8 @@ static inline const char *tkhi_extent_of(const tkh_operand *o)
     return o->extent != NULL ? o->extent : "n";
 }
 
-/* The launch's lines in the report ("ran", "enqueued") and its grid and block. */
+/* The launch's lines in the report ("ran", "enqueued"), its grid and block, and a matrix
+ * product's operand copies where its launcher makes them. */
 TKH_HIDDEN void tkhi_launch_evidence(const tkhi_launch_spec *l, const char *what, tkh_report *report);
 
 #endif
