@@ -100,9 +100,10 @@ typedef struct tkh_wg_geometry {
 } tkh_wg_geometry;
 
 /* The geometry of array x of p (elements of E bytes) over plan dimensions d0 (its stride 1) and
- * d1, of extents e0 and e1, boxes b0 x b1; 0 where the accelerator cannot copy it: the stride of d0 not 1 or of d1 not
- * positive, a batch stride negative, more than 3 batch dimensions in which it moves, a size past
- * 2^31 - 1 (coordinates are 32-bit), a stride not a whole number of 16 bytes or past 2^40. */
+ * d1, of extents e0 and e1, boxes b0 x b1; 0 where the accelerator cannot copy it: the stride of
+ * d0 not 1 or of d1 not positive, a batch stride negative, more than 3 batch dimensions in which
+ * it moves, a size past 2^31 - 1 (coordinates are 32-bit), a stride not a whole number of 16
+ * bytes or past 2^40. */
 TKH_HD static inline int tkh_wg_geometry_over(const tkh_plan *p, unsigned x, int d0, int d1, int64_t e0, int64_t e1,
     uint32_t b0, uint32_t b1, unsigned E, tkh_wg_geometry *g)
 {

@@ -580,9 +580,9 @@ static int tkhk_linear_relu_bf16_mfma_launch(int layout, unsigned grid, void *st
  * descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies (8-bit operands
  * K-major only: the launcher copies them so); and a producer warpgroup, one thread of which
  * fills 4 stages of a's and b's tiles 128 bytes along k by the tensor memory accelerator's copies
- * (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full'
- * barrier tells the consumers its bytes have landed, its 'empty' one the producer that every
- * consumer warp is done with it, so the copies run ahead across tiles, under the epilogue too.
+ * (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full' barrier tells the consumers its
+ * bytes have landed, its 'empty' one the producer that every consumer warp is done with it, so
+ * the copies run ahead across tiles, under the epilogue too.
  * Blocks are persistent over the tiles. The body exists in sm_90a code alone (empty elsewhere);
  * the launcher takes this kernel only where that code runs, every chunk is whole and aligned and
  * the operands have tensor maps (docs/matmul.md). */

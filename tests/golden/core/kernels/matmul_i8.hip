@@ -834,9 +834,9 @@ static int tkhk_matmul_i8_mfma_launch(int layout, unsigned grid, void *stream, c
  * descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies (8-bit operands
  * K-major only: the launcher copies them so); and a producer warpgroup, one thread of which
  * fills 4 stages of a's and b's tiles 128 bytes along k by the tensor memory accelerator's copies
- * (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full'
- * barrier tells the consumers its bytes have landed, its 'empty' one the producer that every
- * consumer warp is done with it, so the copies run ahead across tiles, under the epilogue too.
+ * (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full' barrier tells the consumers its
+ * bytes have landed, its 'empty' one the producer that every consumer warp is done with it, so
+ * the copies run ahead across tiles, under the epilogue too.
  * Blocks are persistent over the tiles. The body exists in sm_90a code alone (empty elsewhere);
  * the launcher takes this kernel only where that code runs, every chunk is whole and aligned and
  * the operands have tensor maps (docs/matmul.md). */
@@ -1084,15 +1084,15 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_kcopy_tiles(const int8_t *
 
 /* The K-major copies the wgmma kernel needs for 'plan' (not split): where it would take the plan
  * (an sm_90a device, more than TKH_SMALL_M_ROWS rows, whole 16-byte chunks; k a multiple of 16,
- * tkh_wg_copy_of) but for an MN-major operand, that operand's copy in copy[x] (copy[x].k 0 for the others) and
- * in *q the plan over the copies. Returns their bytes, each rounded up to 256; 0 where none is
+ * tkh_wg_copy_of) but for an MN-major operand, that operand's copy in copy[x] (copy[x].k 0 for
+ * the others) and in *q the plan over the copies. Returns their bytes, each rounded up to 256; 0 where none is
  * made (the kernel would not run, both operands are K-major, or the copies would take more than
  * TKH_WG_COPY_MAX). */
 static int64_t tkhk_matmul_i8_kcopies(const void *const *inputs, const tkh_plan *plan, tkh_wg_copy copy[2], tkh_plan *q)
 {
     int sms = 0, kmajor[2] = { 0, 0 };
-    if (plan->mode == TKH_PLAN_PARTIALS || plan->size[2] <= TKH_SMALL_M_ROWS || !tkhk_matmul_i8_wgmma_here(&sms) || !tkhk_matmul_i8_mma_fits(inputs, plan, &kmajor[0], &kmajor[1])
-        || (kmajor[0] && kmajor[1]))
+    if (plan->mode == TKH_PLAN_PARTIALS || plan->size[2] <= TKH_SMALL_M_ROWS || !tkhk_matmul_i8_wgmma_here(&sms)
+        || !tkhk_matmul_i8_mma_fits(inputs, plan, &kmajor[0], &kmajor[1]) || (kmajor[0] && kmajor[1]))
         return 0;
     int64_t bytes = 0;
     *q = *plan;
@@ -1128,8 +1128,8 @@ static int tkhk_matmul_i8_kcopy(const void *const *inputs, const tkh_plan *plan,
         if (copy[x].k > 0) {
             const dim3 grid((unsigned)((copy[x].rows + 63) / 64), (unsigned)((copy[x].k + 63) / 64),
                 (unsigned)(copy[x].batches < 65535 ? copy[x].batches : 65535));
-            hipLaunchKernelGGL(tkhk_matmul_i8_kcopy_tiles, grid, dim3(256), 0, (hipStream_t)stream, (const int8_t *)inputs[x],
-                (int8_t *)to, copy[x]);
+            hipLaunchKernelGGL(tkhk_matmul_i8_kcopy_tiles, grid, dim3(256), 0, (hipStream_t)stream,
+                (const int8_t *)inputs[x], (int8_t *)to, copy[x]);
             const hipError_t e = hipGetLastError();
             if (e != hipSuccess)
                 return (int)e;
