@@ -207,7 +207,7 @@ static tkh_status enqueue(tkhi_launch_spec *l, tkh_plan *plan)
 tkh_status tkhi_device_flat(tkh_context *ctx, const tkh_kernel_info *kernel, const tkhi_arrays *arrays,
     const void *const *scalars, size_t n, tkh_stream stream)
 {
-    tkhi_launch_spec l = { ctx, kernel, NULL, arrays->in, arrays->out, scalars, NULL, n, 0, 0, stream };
+    tkhi_launch_spec l = { ctx, kernel, NULL, arrays->in, arrays->out, scalars, NULL, n, 0, 0, stream, 0 };
     return enqueue(&l, NULL);
 }
 
@@ -224,7 +224,7 @@ static tkh_status run_and_check(tkh_context *ctx, tkhi_call *c, const void *cons
             in[a] = c->base[a];
         else
             out[a - k->arity] = c->base[a];
-    tkhi_launch_spec l = { ctx, k, c, in, out, scalars, NULL, tkhi_flat_count(c), 0, 0, stream };
+    tkhi_launch_spec l = { ctx, k, c, in, out, scalars, NULL, tkhi_flat_count(c), 0, 0, stream, 0 };
     tkh_status st = enqueue(&l, c->flat ? NULL : &c->plan);
     pthread_mutex_lock(&ctx->lock);
     const size_t corrupt_index = ctx->corrupt_index;

@@ -199,7 +199,7 @@ static tkh_status enqueue(host_run *r, int s, const piece *pc)
     }
     if (st != TKH_OK)
         return st;
-    tkhi_launch_spec l = { ctx, k, c, in, out, r->scalars, NULL, 0, 0, 0, slot->stream };
+    tkhi_launch_spec l = { ctx, k, c, in, out, r->scalars, NULL, 0, 0, 0, slot->stream, 0 };
     if (c->flat) { /* the flat kernel; a reduction's launch shape is its sum bound's */
         l.n = (size_t)(c->folds ? c->plan.reduce_count : pc->count);
         tkhi_launch_choose(&l, NULL);

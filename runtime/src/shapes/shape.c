@@ -115,6 +115,7 @@ void tkhi_launch_choose(tkhi_launch_spec *l, tkh_plan *plan)
         tkhi_flat_geometry(l->ctx, l->kernel, l->n, &l->grid, &l->block);
     else
         tkhi_shape_of(l->kernel)->geometry(l->ctx, l->c, plan, l->in[0], &l->grid, &l->block);
+    l->copies = plan != NULL && l->kernel->copies != NULL ? l->kernel->copies(l->in, plan) : 0;
 }
 
 size_t tkhi_launch_scratch(const tkhi_launch_spec *l)
@@ -123,8 +124,7 @@ size_t tkhi_launch_scratch(const tkhi_launch_spec *l)
     if (l->plan == NULL)
         return (size_t)l->grid * k->scratch_size;
     const size_t partials = l->plan->split > 1 ? (size_t)l->plan->split * (size_t)l->plan->count * k->scratch_size : 0;
-    const size_t copies = k->copies != NULL ? k->copies(l->in, l->plan) : 0;
-    return copies > 0 ? (partials + 255) / 256 * 256 + copies : partials;
+    return l->copies > 0 ? (partials + 255) / 256 * 256 + l->copies : partials;
 }
 
 tkh_status tkhi_launch_run(void *arg, void *scratch)
@@ -158,8 +158,7 @@ void tkhi_launch_evidence(const tkhi_launch_spec *l, const char *what, tkh_repor
     else
         tkhi_evidence(report, "%s %s over the plan, grid %u x block %u", what, l->kernel->symbol, l->grid,
             l->block);
-    const size_t copies = report != NULL && l->kernel->copies != NULL ? l->kernel->copies(l->in, l->plan) : 0;
-    if (copies > 0)
+    if (l->copies > 0)
         tkhi_evidence(report, "the MN-major operands first copied K-major into %zu bytes of the call's scratch "
-            "(Hopper's 8-bit wgmma reads its operands K-major only)", copies);
+            "(Hopper's 8-bit wgmma reads its operands K-major only)", l->copies);
 }

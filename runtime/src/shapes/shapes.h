@@ -166,13 +166,16 @@ typedef struct tkhi_launch_spec {
     size_t n;
     unsigned grid, block;
     void *stream;
+    size_t copies;            /* a matrix product's operand copies (tkh_kernel_info.copies), bytes:
+                                 tkhi_launch_choose's, for the scratch and the report */
 } tkhi_launch_spec;
 
 /* The flat kernel's geometry over n elements (the shape's). */
 TKH_HIDDEN void tkhi_flat_geometry(const tkh_context *ctx, const tkh_kernel_info *k, size_t n, unsigned *grid,
     unsigned *block);
 
-/* Sets l's grid and block (and, for the plan kernel, the plan's split), for l->in[0]. */
+/* Sets l's grid and block (and, for the plan kernel, the plan's split and l->copies), for
+ * l->in[0]. */
 TKH_HIDDEN void tkhi_launch_choose(tkhi_launch_spec *l, tkh_plan *plan);
 
 /* Bytes of device scratch l needs: a split plan's partials, then (from a multiple of 256) a
