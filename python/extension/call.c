@@ -457,8 +457,12 @@ static int place(const described_type *d, PyObject *first, placement *p)
     int own = 0;
     if (!p->host && d && d->api && d->api->current_work_stream) {
         void *s = NULL;
-        if (d->api->current_work_stream(p->type, p->index, &s) != 0)
+        if (d->api->current_work_stream(p->type, p->index, &s) != 0) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_RuntimeError, "the array library's current_work_stream (DLPack exchange API) "
+                    "failed for device %d of type %d", p->index, p->type);
             return FAILED;
+        }
         p->stream = (long long)(intptr_t)s, own = 1;
     } else if (!p->host) {
         int theirs = d && d->stream != Py_None;
