@@ -266,10 +266,22 @@ static int $(k.symbol)_small_m(const void *const *inputs, const tkh_plan *p, voi
     if (m > TKH_SMALL_M_ROWS || m < 1 || n < 1 || p->count < 1)
         return -1;
     typedef void (*kernel_t)($(table.concat(params, ", ")), const tkh_plan);
-#define TKHS_ROW(mt) { $(k.symbol)_small<mt, false, false>, $(k.symbol)_small<mt, false, true>, \
-        $(k.symbol)_small<mt, true, false>, $(k.symbol)_small<mt, true, true> }
-    const kernel_t kernels[5][4] = { TKHS_ROW(1), TKHS_ROW(2), TKHS_ROW(4), TKHS_ROW(8), TKHS_ROW(16) };
+@ if half_mma then
+#if defined(TKH_PLATFORM_NVIDIA) /* b K-major in vectors: the mma.sync kernel above, else element by element */
+#define TKHS_BK_VEC(mt) NULL
+#else
+#define TKHS_BK_VEC(mt) $(k.symbol)_small<mt, true, true>
+#endif
+@ else
+#define TKHS_BK_VEC(mt) $(k.symbol)_small<mt, true, true>
+@ end
+    /* by row group (1 to 16 rows) and (bk, vec); element by element, groups of 1, 4 or 16 rows
+     * only: each instance costs build time, and these are for odd layouts */
+#define TKHS_ROW(mt, slow) { $(k.symbol)_small<slow, false, false>, $(k.symbol)_small<mt, false, true>, \
+        $(k.symbol)_small<slow, true, false>, TKHS_BK_VEC(mt) }
+    const kernel_t kernels[5][4] = { TKHS_ROW(1, 1), TKHS_ROW(2, 4), TKHS_ROW(4, 4), TKHS_ROW(8, 16), TKHS_ROW(16, 16) };
 #undef TKHS_ROW
+#undef TKHS_BK_VEC
     const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
     const int64_t batch = p->count / (n * m), e = 16 / (int64_t)sizeof($(S));
     int fold = 1;
@@ -279,10 +291,13 @@ static int $(k.symbol)_small_m(const void *const *inputs, const tkh_plan *p, voi
     int mt = 0;
     while (mt < 4 && (1 << mt) < rows)
         ++mt;
-    /* as the kernel's V and tile: b K-major unless it is MN-major (n contiguous) */
+    /* as the kernel's FIT, V and TILE for groups of 2^g rows: b K-major unless it is MN-major
+     * (n contiguous) */
     const int bk = b_n != 1 || b_k == 1;
-    const int64_t fit = 256 / ((1 << mt) * (int64_t)sizeof($(R))), nc = fit < 8 ? fit : 8;
-    const int64_t w = e < 8 ? e : 8, v = bk ? e : w < fit ? w : fit, tile = bk ? nc : 8 * v;
+    const int64_t w = e < 8 ? e : 8;
+    auto fit = [](int g) { return 256 / ((int64_t)1 << g) / (int64_t)sizeof($(R)); };
+    auto tile = [&](int g) { return bk ? (fit(g) < 8 ? fit(g) : 8) : 8 * (w < fit(g) ? w : fit(g)); };
+    const int64_t v = bk ? e : w < fit(mt) ? w : fit(mt);
     int vec = ((uintptr_t)inputs[1] % (uintptr_t)(v * (int64_t)sizeof($(S)))) == 0;
     for (int d = 3; d < p->ndim; ++d)
         vec = vec && p->stride[1][d] % v == 0 && (!bk || p->stride[0][d] % v == 0);
@@ -294,7 +309,9 @@ static int $(k.symbol)_small_m(const void *const *inputs, const tkh_plan *p, voi
 @ if half_mma then
 #if defined(TKH_PLATFORM_NVIDIA)
     int sms = 0;
-    if (bk && vec && (sms = tkh_mma_sms()) > 0) {
+    if (bk && vec && (sms = tkh_mma_sms()) <= 0)
+        vec = 0; /* a device without mma.sync (before sm_80) */
+    if (bk && vec) {
         /* 32 columns a block, fewer where that makes fewer blocks than multiprocessors */
         const int64_t groups = (rows + 15) / 16 * (fold ? 1 : batch);
         int nt = 4;
@@ -308,7 +325,9 @@ static int $(k.symbol)_small_m(const void *const *inputs, const tkh_plan *p, voi
     }
 #endif
 @ end
-    const int64_t tasks = (rows + (1 << mt) - 1) / (1 << mt) * ((n + tile - 1) / tile) * (fold ? 1 : batch);
+    if (!vec)
+        mt = mt == 0 ? 0 : mt <= 2 ? 2 : 4; /* the groups of the element-by-element instances */
+    const int64_t tasks = (rows + (1 << mt) - 1) / (1 << mt) * ((n + tile(mt) - 1) / tile(mt)) * (fold ? 1 : batch);
     const unsigned blocks = (unsigned)(tasks < (1 << 24) ? tasks : (1 << 24) - 1);
     hipLaunchKernelGGL(kernels[mt][2 * bk + vec], dim3(blocks), dim3(TKH_SMALL_THREADS), 0, (hipStream_t)stream,
         $(pass), *p);

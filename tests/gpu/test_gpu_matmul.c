@@ -285,7 +285,8 @@ static void every_product_over_tensors(void **state)
 }
 
 /* The small-m kernel (at most 16 rows, docs/matmul.md) and the threshold's edge (17 rows:
- * the tiles): m = 1, 2, 16 and 17, k odd (elements one by one) and in whole 16-byte chunks
+ * the tiles): m = 1, 2, 5, 16 and 17 (groups of 1, 2, 8 and 16 rows in vectors, of 1, 4 and 16
+ * element by element), k odd (elements one by one) and in whole 16-byte chunks
  * (vectors), n not a whole number of a block's columns, b as the op lays it and its
  * transposed view (K-major and MN-major), rows of a and of b padded off the chunks (the
  * element-by-element fallback), batches whose b is the same for every batch (their rows
@@ -300,9 +301,9 @@ static void small_m_products(void **state)
         const tkh_kernel_info *kernel = reg->kernels[i];
         if (strcmp(kernel->shape, "matmul") != 0)
             continue;
-        const int64_t n = 300, ms[4] = { 1, 2, 16, 17 }, ks[2] = { 257, 512 };
+        const int64_t n = 300, ms[5] = { 1, 2, 5, 16, 17 }, ks[2] = { 257, 512 };
         char what[160];
-        for (int x = 0; x < 4; ++x)
+        for (int x = 0; x < 5; ++x)
             for (int y = 0; y < 2; ++y) {
                 const int64_t m = ms[x], depth = ks[y], sa[2] = { m, depth }, pad_a[2] = { depth + 1, 1 };
                 const int64_t bt[2] = { 1, kernel->b_nk ? n : depth }, pad_b[2] = { kernel->b_nk ? depth + 1 : n + 1, 1 };

@@ -682,10 +682,14 @@ static int tkhk_scaled_residual_f32_small_m(const void *const *inputs, const tkh
     if (m > TKH_SMALL_M_ROWS || m < 1 || n < 1 || p->count < 1)
         return -1;
     typedef void (*kernel_t)(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan);
-#define TKHS_ROW(mt) { tkhk_scaled_residual_f32_small<mt, false, false>, tkhk_scaled_residual_f32_small<mt, false, true>, \
-        tkhk_scaled_residual_f32_small<mt, true, false>, tkhk_scaled_residual_f32_small<mt, true, true> }
-    const kernel_t kernels[5][4] = { TKHS_ROW(1), TKHS_ROW(2), TKHS_ROW(4), TKHS_ROW(8), TKHS_ROW(16) };
+#define TKHS_BK_VEC(mt) tkhk_scaled_residual_f32_small<mt, true, true>
+    /* by row group (1 to 16 rows) and (bk, vec); element by element, groups of 1, 4 or 16 rows
+     * only: each instance costs build time, and these are for odd layouts */
+#define TKHS_ROW(mt, slow) { tkhk_scaled_residual_f32_small<slow, false, false>, tkhk_scaled_residual_f32_small<mt, false, true>, \
+        tkhk_scaled_residual_f32_small<slow, true, false>, TKHS_BK_VEC(mt) }
+    const kernel_t kernels[5][4] = { TKHS_ROW(1, 1), TKHS_ROW(2, 4), TKHS_ROW(4, 4), TKHS_ROW(8, 16), TKHS_ROW(16, 16) };
 #undef TKHS_ROW
+#undef TKHS_BK_VEC
     const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
     const int64_t batch = p->count / (n * m), e = 16 / (int64_t)sizeof(float);
     int fold = 1;
@@ -695,10 +699,13 @@ static int tkhk_scaled_residual_f32_small_m(const void *const *inputs, const tkh
     int mt = 0;
     while (mt < 4 && (1 << mt) < rows)
         ++mt;
-    /* as the kernel's V and tile: b K-major unless it is MN-major (n contiguous) */
+    /* as the kernel's FIT, V and TILE for groups of 2^g rows: b K-major unless it is MN-major
+     * (n contiguous) */
     const int bk = b_n != 1 || b_k == 1;
-    const int64_t fit = 256 / ((1 << mt) * (int64_t)sizeof(float)), nc = fit < 8 ? fit : 8;
-    const int64_t w = e < 8 ? e : 8, v = bk ? e : w < fit ? w : fit, tile = bk ? nc : 8 * v;
+    const int64_t w = e < 8 ? e : 8;
+    auto fit = [](int g) { return 256 / ((int64_t)1 << g) / (int64_t)sizeof(float); };
+    auto tile = [&](int g) { return bk ? (fit(g) < 8 ? fit(g) : 8) : 8 * (w < fit(g) ? w : fit(g)); };
+    const int64_t v = bk ? e : w < fit(mt) ? w : fit(mt);
     int vec = ((uintptr_t)inputs[1] % (uintptr_t)(v * (int64_t)sizeof(float))) == 0;
     for (int d = 3; d < p->ndim; ++d)
         vec = vec && p->stride[1][d] % v == 0 && (!bk || p->stride[0][d] % v == 0);
@@ -707,7 +714,9 @@ static int tkhk_scaled_residual_f32_small_m(const void *const *inputs, const tkh
             && (uintptr_t)inputs[0] % 16 == 0;
     else
         vec = vec && b_k % v == 0 && n % v == 0;
-    const int64_t tasks = (rows + (1 << mt) - 1) / (1 << mt) * ((n + tile - 1) / tile) * (fold ? 1 : batch);
+    if (!vec)
+        mt = mt == 0 ? 0 : mt <= 2 ? 2 : 4; /* the groups of the element-by-element instances */
+    const int64_t tasks = (rows + (1 << mt) - 1) / (1 << mt) * ((n + tile(mt) - 1) / tile(mt)) * (fold ? 1 : batch);
     const unsigned blocks = (unsigned)(tasks < (1 << 24) ? tasks : (1 << 24) - 1);
     hipLaunchKernelGGL(kernels[mt][2 * bk + vec], dim3(blocks), dim3(TKH_SMALL_THREADS), 0, (hipStream_t)stream,
         p_x, p_weight, p_scale, p_residual, p_out, *p);
