@@ -431,6 +431,7 @@ static void formatting_matches_snprintf(void **state)
             18446744073709551615UL, -5LL, 0ULL, (size_t)12345, "");
         SAME("no conversion at all");
         SAME("%5d|%.2f|%x", 42, 0.125, 255u); /* vsnprintf's */
+        SAME("%s, %d, then %.3g ulps", "output 3", -7, 0.5); /* vsnprintf's from the start, after its own */
 #undef SAME
     }
 }

@@ -59,12 +59,10 @@ static char conversion(const char *fmt, int *longs, int *size_t_arg, size_t *use
 int tkhi_vformat(char *buf, size_t size, const char *fmt, va_list ap)
 {
     int longs, size_t_arg;
-    size_t used;
-    for (const char *p = strchr(fmt, '%'); p != NULL; p = strchr(p + 1 + used, '%'))
-        if (!conversion(p + 1, &longs, &size_t_arg, &used))
-            return vsnprintf(buf, size, fmt, ap);
-    size_t len = 0, wanted = 0;
+    size_t used, len = 0, wanted = 0;
     char num[24];
+    va_list from_start; /* for vsnprintf, at the first conversion this leaves to it */
+    va_copy(from_start, ap);
     for (const char *p = fmt; *p != '\0';) {
         const char *s = p;
         size_t n;
@@ -75,6 +73,11 @@ int tkhi_vformat(char *buf, size_t size, const char *fmt, va_list ap)
         } else {
             char c = conversion(p + 1, &longs, &size_t_arg, &used);
             p += 1 + used;
+            if (c == 0) {
+                const int all = vsnprintf(buf, size, fmt, from_start);
+                va_end(from_start);
+                return all;
+            }
             if (c == 's') {
                 s = va_arg(ap, const char *);
                 s = s ? s : "(null)";
@@ -100,6 +103,7 @@ int tkhi_vformat(char *buf, size_t size, const char *fmt, va_list ap)
         len = tkhi_append(buf, size, len, s, n);
         wanted += n;
     }
+    va_end(from_start);
     if (size > 0)
         buf[len] = '\0';
     return (int)wanted;

@@ -50,7 +50,12 @@ void tkhi_copy(char *dst, size_t size, const char *src)
 {
     if (size == 0)
         return;
-    snprintf(dst, size, "%s", src ? src : "");
+    /* not snprintf: it takes glibc's slow path once a process has printf handlers (a report's
+     * two copies a call, tkhi_vformat) */
+    size_t n = 0;
+    for (; src != NULL && n + 1 < size && src[n] != '\0'; ++n)
+        dst[n] = src[n];
+    dst[n] = '\0';
 }
 
 tkh_status tkhi_fail(tkh_status status, const char *fmt, ...)
