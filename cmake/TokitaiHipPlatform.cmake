@@ -74,7 +74,7 @@ if(TKH_PLATFORM STREQUAL "amd")
   # refuses (TKH_NO_DEVICE_CODE, runtime/CMakeLists.txt).
   option(TOKITAI_HIP_DEVICE_CODE "Compile the kernels' device code (OFF: host code only, amd)" ON)
   if(NOT TOKITAI_HIP_DEVICE_CODE)
-    # -O0: no launcher of such a build runs, and optimizing them was a quarter of its time
+    # -O0: no launcher of such a build runs
     list(APPEND TKH_KERNEL_FLAGS --cuda-host-only -O0)
   endif()
   add_library(TokitaiHip::gpu_runtime UNKNOWN IMPORTED)
