@@ -97,12 +97,19 @@ function M.compile(text, name)
   end
 end
 
+-- Each template file is read and translated once a run (translating was half of the
+-- generator's time: a template renders once for each kernel).
+local compiled = {}
 function M.render_file(path, name, values)
-  local f, err = io.open(path, "rb")
-  if not f then error(err, 0) end
-  local text = f:read("a")
-  f:close()
-  return M.compile(text, name)(values)
+  local key = path .. "\0" .. name
+  if not compiled[key] then
+    local f, err = io.open(path, "rb")
+    if not f then error(err, 0) end
+    local text = f:read("a")
+    f:close()
+    compiled[key] = M.compile(text, name)
+  end
+  return compiled[key](values)
 end
 
 return M
