@@ -448,9 +448,9 @@ static int32_t element(const tensor *x, const int64_t *batch, int batch_ndim, in
     return ((const int32_t *)((const unsigned char *)t->data + t->byte_offset))[off];
 }
 
-/* k in slices where the tiles are few for the device (the fake's 4 compute units: about 8
- * tiles of 128 x 128 wanted): x [200, 1024] @ w^T makes 2 tiles, so 4 slices of 256; batched
- * over random layouts, 4 tiles and 2 slices; pieces of 64 rows on the host path, each split;
+/* k in slices where the tiles are few for the device (the fake's 4 compute units: about 4
+ * tiles of 128 x 128 wanted): x [200, 1024] @ w^T makes 2 tiles, so 2 slices of 512; batched
+ * over random layouts, 2 tiles and 2 slices; pieces of 64 rows on the host path, each split in 4;
  * k = 1000, no slices of whole 64s; and the device path. The oracle's full check is exact for
  * i32, and the report names the split. */
 static void test_split_products(void **state)
@@ -463,12 +463,12 @@ static void test_split_products(void **state)
     tkh_report r;
     tensor tx, tw, tb, to;
     const int64_t x2[2] = { 200, 1024 }, w2[2] = { 100, 1024 }, n1[1] = { 100 }, o2[2] = { 200, 100 };
-    const int64_t x3[3] = { 2, 130, 1024 }, o3[3] = { 2, 130, 100 }, x1000[2] = { 200, 1000 }, w1000[2] = { 100, 1000 };
+    const int64_t x3[3] = { 2, 60, 1024 }, o3[3] = { 2, 60, 100 }, x1000[2] = { 200, 1000 }, w1000[2] = { 100, 1000 };
     struct { const char *what; int ndim; const int64_t *xs, *ws, *os; int device; size_t piece; const char *evidence; } cases[] = {
-        { "[200, 1024] @ [100, 1024]^T", 2, x2, w2, o2, 0, 0, "grid 2 x 4 (each output's elements in 4 blocks of up to 256" },
-        { "[2, 130, 1024] @ [100, 1024]^T", 3, x3, w2, o3, 0, 0, "in 2 blocks of up to 512, their partials folded" },
+        { "[200, 1024] @ [100, 1024]^T", 2, x2, w2, o2, 0, 0, "grid 2 x 2 (each output's elements in 2 blocks of up to 512" },
+        { "[2, 60, 1024] @ [100, 1024]^T", 3, x3, w2, o3, 0, 0, "in 2 blocks of up to 512, their partials folded" },
         { "[200, 1024] @ [100, 1024]^T, pieces of 64 rows", 2, x2, w2, o2, 0, 64 * 1024 * 4, "in 4 blocks of up to 256" },
-        { "[200, 1024] @ [100, 1024]^T on the device", 2, x2, w2, o2, 1, 0, "in 4 blocks of up to 256" },
+        { "[200, 1024] @ [100, 1024]^T on the device", 2, x2, w2, o2, 1, 0, "in 2 blocks of up to 512" },
         { "[200, 1000] @ [100, 1000]^T", 2, x1000, w1000, o2, 0, 0, NULL },
     };
     const tkh_oracle_policy full = { TKH_ORACLE_FULL, 0, 0 };

@@ -183,7 +183,9 @@ static tkh_status plan(const char *fn, tkhi_call *c, const tkh_tensor_args *args
  * against a long k: a transformer layer's m = 128): at most TKH_PLAN_MAX_SPLIT, each at least
  * TKHI_SLICE_LEAST long and a whole number of TKHI_SLICE_STEP (every kernel's k tiles whole, the
  * slices' offsets in whole 16-byte chunks), all alike (k a multiple of their count), enough
- * for about two tiles of 128 x 128 a compute unit. */
+ * for about one tile of 128 x 128 a compute unit: the partials' round trip through memory
+ * costs more than the idle units (docs/matmul.md: on an H100, linear m = 128 with the wgmma
+ * kernel's 128 x 256 tiles ran fastest at about half a tile a multiprocessor). */
 #define TKHI_SLICE_STEP 128 /* the wgmma kernel's stage: 128 bytes along k, of i8 128 elements */
 #define TKHI_SLICE_LEAST 256
 
@@ -192,7 +194,7 @@ static int slices(const tkh_context *ctx, const tkh_plan *p, int64_t tiles)
     const int64_t k = p->size[K_DIM], units = ctx->device.compute_units;
     if (p->size[M_DIM] <= TKH_SMALL_M_ROWS || p->ndim >= TKH_MAX_DIMS || units <= 0 || tiles <= 0)
         return 1;
-    int64_t s = 2 * units / tiles;
+    int64_t s = units / tiles;
     for (s = s < TKH_PLAN_MAX_SPLIT ? s : TKH_PLAN_MAX_SPLIT; s > 1; --s)
         if (k % (s * TKHI_SLICE_STEP) == 0 && k / s >= TKHI_SLICE_LEAST)
             break;
