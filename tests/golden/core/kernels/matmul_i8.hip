@@ -1290,12 +1290,14 @@ static int tkhk_matmul_i8_small_m(const void *const *inputs, const tkh_plan *p, 
         return -1;
     typedef void (*kernel_t)(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan);
 #define TKHS_BK_VEC(mt) tkhk_matmul_i8_small<mt, true, true>
-    /* by row group (1 to 16 rows) and (bk, vec); element by element, groups of 1, 4 or 16 rows
-     * only: each instance costs build time, and these are for odd layouts */
-#define TKHS_ROW(mt, slow) { tkhk_matmul_i8_small<slow, false, false>, tkhk_matmul_i8_small<mt, false, true>, \
-        tkhk_matmul_i8_small<slow, true, false>, TKHS_BK_VEC(mt) }
-    const kernel_t kernels[5][4] = { TKHS_ROW(1, 1), TKHS_ROW(2, 4), TKHS_ROW(4, 4), TKHS_ROW(8, 16), TKHS_ROW(16, 16) };
-#undef TKHS_ROW
+    /* by row group and b's layout (bk): in vectors groups of 1, 2, 4, 8 or 16 rows; element by
+     * element (odd layouts) 1, 4 or 16 only, each instance being build time */
+#define TKHS_VEC(mt) { tkhk_matmul_i8_small<mt, false, true>, TKHS_BK_VEC(mt) }
+#define TKHS_ONE(mt) { tkhk_matmul_i8_small<mt, false, false>, tkhk_matmul_i8_small<mt, true, false> }
+    const kernel_t in_vectors[5][2] = { TKHS_VEC(1), TKHS_VEC(2), TKHS_VEC(4), TKHS_VEC(8), TKHS_VEC(16) };
+    const kernel_t one_by_one[3][2] = { TKHS_ONE(1), TKHS_ONE(4), TKHS_ONE(16) };
+#undef TKHS_VEC
+#undef TKHS_ONE
 #undef TKHS_BK_VEC
     const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
     const int64_t batch = p->count / (n * m), e = 16 / (int64_t)sizeof(int8_t);
@@ -1322,10 +1324,11 @@ static int tkhk_matmul_i8_small_m(const void *const *inputs, const tkh_plan *p, 
     else
         vec = vec && b_k % v == 0 && n % v == 0;
     if (!vec)
-        mt = mt == 0 ? 0 : mt <= 2 ? 2 : 4; /* the groups of the element-by-element instances */
+        mt = mt == 0 ? 0 : mt <= 2 ? 2 : 4; /* one_by_one's groups */
     const int64_t tasks = (rows + (1 << mt) - 1) / (1 << mt) * ((n + tile(mt) - 1) / tile(mt)) * (fold ? 1 : batch);
     const unsigned blocks = (unsigned)(tasks < (1 << 24) ? tasks : (1 << 24) - 1);
-    hipLaunchKernelGGL(kernels[mt][2 * bk + vec], dim3(blocks), dim3(TKH_SMALL_THREADS), 0, (hipStream_t)stream,
+    const kernel_t kernel = vec ? in_vectors[mt][bk] : one_by_one[mt / 2][bk];
+    hipLaunchKernelGGL(kernel, dim3(blocks), dim3(TKH_SMALL_THREADS), 0, (hipStream_t)stream,
         p_a, p_b, p_out, *p);
     return (int)hipGetLastError();
 }
