@@ -52,10 +52,7 @@ void tkhi_copy(char *dst, size_t size, const char *src)
         return;
     /* not snprintf: it takes glibc's slow path once a process has printf handlers (a report's
      * two copies a call, tkhi_vformat) */
-    size_t n = 0;
-    for (; src != NULL && n + 1 < size && src[n] != '\0'; ++n)
-        dst[n] = src[n];
-    dst[n] = '\0';
+    dst[tkhi_append(dst, size, 0, src ? src : "", src ? strlen(src) : 0)] = '\0';
 }
 
 tkh_status tkhi_fail(tkh_status status, const char *fmt, ...)
