@@ -284,6 +284,44 @@ static void test_broadcast_by_hand(void **state)
     tkh_context_destroy(ctx);
 }
 
+/* A thread keeps its last plan's evidence lines: calls alike copy them, and a call that
+ * differs in anything a line shows (one input's strides, the kernel) gets its own. */
+static void test_repeated_plans(void **state)
+{
+    (void)state;
+    tkh_context *ctx = context();
+    tkh_report first, r;
+    int32_t m[6] = { 1, 2, 3, 4, 5, 6 }, out[6];
+    int32_t gapped[2][10] = { { 1, 2, 3, 0, 4, 5, 6 }, { 1, 2, 3, 0, 0, 4, 5, 6 } };
+    tensor a, b, o;
+    const int64_t s23[2] = { 2, 3 }, s32[2] = { 3, 2 }, t[2] = { 1, 3 }, rows[2][2] = { { 4, 1 }, { 5, 1 } };
+    for (int call = 0; call < 5; ++call) {
+        const int other = call % 2; /* rhs with rows 4 apart, then 5: lines differ in its strides alone */
+        assert_int_equal(add_call(ctx, make(&a, m, 2, s23, NULL), make(&b, gapped[other], 2, s23, rows[other]),
+            make(&o, out, 2, s23, NULL), call ? &r : &first), TKH_OK);
+        const int32_t twice[6] = { 2, 4, 6, 8, 10, 12 };
+        assert_memory_equal(out, twice, sizeof out);
+        if (call == 0)
+            r = first;
+        assert_true(has_evidence(&r, other ? "tensor input 1 (rhs): i32 [2, 3], strides [5, 1], on the host"
+            : "tensor input 1 (rhs): i32 [2, 3], strides [4, 1], on the host"));
+        assert_true(has_evidence(&r, other ? "strides [3, 1] [5, 1] [3, 1]" : "strides [3, 1] [4, 1] [3, 1]"));
+        if (!other)
+            for (size_t i = 0; i < first.evidence_count; ++i)
+                assert_string_equal(r.evidence[i], first.evidence[i]);
+    }
+    /* the other layout of the same tensors, then another kernel: their own lines */
+    assert_int_equal(add_call(ctx, make(&a, m, 2, s32, t), make(&b, m, 2, s32, t), make(&o, out, 2, s32, NULL), &r),
+        TKH_OK);
+    assert_true(has_evidence(&r, "tensor input 0 (lhs): i32 [3, 2], strides [1, 3], on the host"));
+    int32_t s[3];
+    const int64_t axis0 = 0, s3[1] = { 3 };
+    assert_int_equal(sum_call(ctx, make(&a, m, 2, s23, NULL), &axis0, 1, 0, make(&o, s, 1, s3, NULL), &r), TKH_OK);
+    assert_true(has_evidence(&r, "reduced axes [0] of [2, 3]"));
+    assert_false(has_evidence(&r, "broadcast shape"));
+    tkh_context_destroy(ctx);
+}
+
 static void expect(tkh_status got, tkh_status want, const char *text)
 {
     if (got != want || strstr(tkh_last_error(), text) == NULL)
@@ -887,6 +925,7 @@ int main(void)
         cmocka_unit_test_prestate(test_broadcast_by_hand, &small_pieces),
         cmocka_unit_test(test_normalizations_by_hand),
         cmocka_unit_test_prestate(test_normalizations_by_hand, &small_pieces),
+        cmocka_unit_test(test_repeated_plans),
         cmocka_unit_test(test_bad_tensors),
         cmocka_unit_test(test_two_devices),
         cmocka_unit_test(test_mismatch_names_index),

@@ -2,6 +2,7 @@
  * planning, checking, describing and launching a call. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shapes.h"
 
@@ -92,14 +93,67 @@ tkh_status tkhi_check(const tkhi_call *c, const tkh_oracle_policy *policy, unsig
     return TKH_OK;
 }
 
+/* What the plan's evidence lines are made of, and nothing else: the kernel, where the
+ * tensors are, each tensor's shape and strides as given, the index space and the plan
+ * (its data pointers are not in the lines). */
+enum { PLAN_KEY_MAX = 5 + 2 * TKH_MAX_DIMS + TKH_MAX_ARRAYS * (3 + 2 * TKH_MAX_DIMS) + 5
+    + TKH_MAX_DIMS * (1 + TKH_MAX_ARRAYS) };
+
+static size_t plan_key(const tkhi_call *c, int64_t *key)
+{
+    const tkh_plan *p = &c->plan;
+    size_t n = 0;
+    key[n++] = (int64_t)(intptr_t)c->kernel, key[n++] = c->on_device, key[n++] = c->flat;
+    key[n++] = c->arrays, key[n++] = c->ndim;
+    for (int d = 0; d < c->ndim; ++d)
+        key[n++] = c->shape[d], key[n++] = c->reduced_axis[d];
+    for (unsigned a = 0; a < c->arrays; ++a) {
+        const DLTensor *t = c->absent[a] ? NULL : c->tensor[a];
+        key[n++] = t == NULL ? -1 : t->ndim, key[n++] = t != NULL && t->strides != NULL;
+        for (int d = 0; t != NULL && d < t->ndim; ++d)
+            key[n++] = t->shape[d], key[n++] = t->strides ? t->strides[d] : 0;
+    }
+    key[n++] = p->ndim, key[n++] = p->wide, key[n++] = p->mode, key[n++] = p->count, key[n++] = p->reduce_count;
+    for (int d = 0; d < p->ndim; ++d) {
+        key[n++] = p->size[d];
+        for (unsigned a = 0; a < c->arrays; ++a)
+            key[n++] = p->stride[a][d];
+    }
+    return n;
+}
+
+/* A thread's last plan lines and their key: a loop of calls over the same shapes copies
+ * them rather than formatting them again (they were most of a small call's report). */
+static _Thread_local struct {
+    size_t key_len;
+    int64_t key[PLAN_KEY_MAX];
+    unsigned count;
+    char lines[TKH_MAX_ARRAYS + 2][sizeof ((tkh_report *)0)->evidence[0]];
+} last_plan;
+
 void tkhi_plan_evidence(const tkhi_call *c, tkh_report *report)
 {
     if (report == NULL) /* the device path's calls without a report: no formatting */
         return;
+    int64_t key[PLAN_KEY_MAX];
+    const size_t key_len = plan_key(c, key);
+    if (key_len == last_plan.key_len && memcmp(key, last_plan.key, key_len * sizeof key[0]) == 0) {
+        for (unsigned i = 0; i < last_plan.count && report->evidence_count < TKH_REPORT_MAX_EVIDENCE; ++i)
+            memcpy(report->evidence[report->evidence_count++], last_plan.lines[i], sizeof last_plan.lines[i]);
+        return;
+    }
+    const size_t first = report->evidence_count;
     const tkhi_shape *shape = tkhi_shape_of(c->kernel);
     tkhi_tensor_evidence(c, report);
     shape->describe(c, report);
     tkhi_plan_line(c, shape->layout(c), report);
+    last_plan.key_len = 0; /* kept only when every line fitted the report */
+    if (report->evidence_count < TKH_REPORT_MAX_EVIDENCE) {
+        last_plan.count = (unsigned)(report->evidence_count - first);
+        memcpy(last_plan.lines, report->evidence[first], last_plan.count * sizeof last_plan.lines[0]);
+        memcpy(last_plan.key, key, key_len * sizeof key[0]);
+        last_plan.key_len = key_len;
+    }
 }
 
 void tkhi_flat_geometry(const tkh_context *ctx, const tkh_kernel_info *k, size_t n, unsigned *grid,
