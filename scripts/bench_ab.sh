@@ -2,7 +2,8 @@
 # Side by side on a GPU builder: this tree and a variant of it (the tree with PATCH applied,
 # `git diff main...BRANCH > PATCH` made beforehand: builders have no history), each built with
 # the matrix products alone, then scripts/bench_matmul.py over both, alternately, ROUNDS
-# times (default 2), so that both see the same device and clocks (AB_OPS: the ops built). Extra arguments go to
+# times (default 2), so that both see the same device and clocks (AB_OPS, AB_TYPES: the ops and
+# types built). Extra arguments go to
 # bench_matmul.py (default: --types f32,bf16 --sizes 4096,8192 --oracle projected).
 # Logs in $OUT (default ./ab-run): build-main.log, build-variant.log, bench.log.
 #   bash scripts/bench_ab.sh f32-occupancy.patch --types f32 --oracle off
@@ -21,7 +22,8 @@ cp -r "$tree" "$variant" && rm -rf "$variant"/build*
   else git apply --unsafe-paths --directory=. "$patch_file"; fi) \
   || { echo "bench_ab.sh: $patch_file does not apply" >&2; exit 1; }
 configure=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DTOKITAI_HIP_PLATFORM=nvidia
-  "-DTOKITAI_HIP_OPS=${AB_OPS:-matmul;linear;linear_gelu}" "-DGPU_TARGETS=${GPU_TARGETS:-sm_90a}")
+  "-DTOKITAI_HIP_OPS=${AB_OPS:-matmul;linear;linear_gelu}" "-DTOKITAI_HIP_TYPES=${AB_TYPES:-all}"
+  "-DGPU_TARGETS=${GPU_TARGETS:-sm_90a}")
 for side in main variant; do
   src=$tree; [ $side = main ] || src=$variant
   { cmake -S "$src" -B "$src/build-ab" "${configure[@]}" && cmake --build "$src/build-ab"; } \
