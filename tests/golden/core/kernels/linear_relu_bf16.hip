@@ -350,8 +350,8 @@ __global__ void __launch_bounds__(256) tkhk_linear_relu_bf16_mma(const uint16_t 
 static int tkhk_linear_relu_bf16_mma_fits(const void *const *inputs, const tkh_plan *p, int *a_kmajor, int *b_kmajor)
 {
 #if defined(TKH_PLATFORM_NVIDIA)
-    if (!tkh_mma_device())
-        return 0;
+    if (!tkh_mma_device_with(TKHM_STAGES * TKHM_STAGE * sizeof(uint16_t)))
+        return 0; /* the FMA tiles */
     const int64_t k = p->size[0], n = p->size[1], m = p->size[2], c = TKHM_EPC;
     const int64_t a_k = p->stride[0][0], a_m = p->stride[0][2], b_k = p->stride[1][0], b_n = p->stride[1][1];
     for (int d = 3; d < p->ndim; ++d)
