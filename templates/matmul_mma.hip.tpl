@@ -20,10 +20,16 @@
 #define TKHM_SPLACE(row, chunk, per_row) (((row) * ((per_row) + 2) + (chunk)) * TKHM_EPC)
 #define TKHM_KMAJOR(row, chunk) TKHM_SPLACE(row, chunk, 8)
 #define TKHM_MNMAJOR TKHM_SPLACE
+@ elseif mma.fma then
+#define TKHM_KT (8 * TKHM_EPC) /* k of a stage: rows of 8 chunks when K-major */
+#define TKHM_STAGES 4
+#define TKHM_KMAJOR(row, chunk) ((((row) << 3) + ((chunk) ^ ((row) & 7))) * TKHM_EPC)
 @ else
 #define TKHM_KT (4 * TKHM_EPC) /* k of a stage: rows of 4 chunks when K-major */
 #define TKHM_STAGES 4
 #define TKHM_KMAJOR(row, chunk) ((((row) << 2) + ((chunk) ^ (((row) >> 1) & 3))) * TKHM_EPC)
+@ end
+@ if mma.epc ~= 2 then
 @   if mma.epc == 8 then
 #define TKHM_SWIZZLE(row) ((row) & 7) /* ldmatrix's 8 rows: 8 successive k */
 @   elseif mma.fma then
