@@ -22,7 +22,7 @@
 #define TKHM_MNMAJOR TKHM_SPLACE
 @ elseif mma.fma then
 #define TKHM_KT (8 * TKHM_EPC) /* k of a stage: rows of 8 chunks when K-major */
-#define TKHM_STAGES 4
+#define TKHM_STAGES 3
 #define TKHM_KMAJOR(row, chunk) ((((row) << 3) + ((chunk) ^ ((row) & 7))) * TKHM_EPC)
 @ else
 #define TKHM_KT (4 * TKHM_EPC) /* k of a stage: rows of 4 chunks when K-major */

@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(256) tkhk_scaled_residual_f32_tiles(const floa
  * once fall in different banks. */
 #define TKHM_EPC 4
 #define TKHM_KT (8 * TKHM_EPC) /* k of a stage: rows of 8 chunks when K-major */
-#define TKHM_STAGES 4
+#define TKHM_STAGES 3
 #define TKHM_KMAJOR(row, chunk) ((((row) << 3) + ((chunk) ^ ((row) & 7))) * TKHM_EPC)
 #define TKHM_SWIZZLE(row) 0 /* a warp reads 16 successive chunks of one row */
 #define TKHM_MNMAJOR(row, chunk, per_row) (((row) * (per_row) + ((chunk) ^ TKHM_SWIZZLE(row))) * TKHM_EPC)
