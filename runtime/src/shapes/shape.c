@@ -95,7 +95,9 @@ tkh_status tkhi_check(const tkhi_call *c, const tkh_oracle_policy *policy, unsig
 
 /* What the plan's evidence lines are made of, and nothing else: the kernel, where the
  * tensors are, each tensor's shape and strides as given, the index space and the plan
- * (its data pointers are not in the lines). */
+ * (its data pointers are not in the lines). The kernel by its address, and by its source's
+ * fingerprint beside the key: another catalog loaded where an unloaded one was has other
+ * fingerprints. */
 enum { PLAN_KEY_MAX = 5 + 2 * TKH_MAX_DIMS + TKH_MAX_ARRAYS * (3 + 2 * TKH_MAX_DIMS) + 5
     + TKH_MAX_DIMS * (1 + TKH_MAX_ARRAYS) };
 
@@ -127,6 +129,7 @@ static size_t plan_key(const tkhi_call *c, int64_t *key)
 static _Thread_local struct {
     size_t key_len;
     int64_t key[PLAN_KEY_MAX];
+    char fingerprint[80];
     unsigned count;
     char lines[TKH_MAX_ARRAYS + 2][sizeof ((tkh_report *)0)->evidence[0]];
 } last_plan;
@@ -137,7 +140,9 @@ void tkhi_plan_evidence(const tkhi_call *c, tkh_report *report)
         return;
     int64_t key[PLAN_KEY_MAX];
     const size_t key_len = plan_key(c, key);
-    if (key_len == last_plan.key_len && memcmp(key, last_plan.key, key_len * sizeof key[0]) == 0) {
+    const char *fingerprint = c->kernel->source_fingerprint ? c->kernel->source_fingerprint : "";
+    if (key_len == last_plan.key_len && memcmp(key, last_plan.key, key_len * sizeof key[0]) == 0
+        && strcmp(fingerprint, last_plan.fingerprint) == 0) {
         for (unsigned i = 0; i < last_plan.count && report->evidence_count < TKH_REPORT_MAX_EVIDENCE; ++i)
             memcpy(report->evidence[report->evidence_count++], last_plan.lines[i], sizeof last_plan.lines[i]);
         return;
@@ -152,6 +157,8 @@ void tkhi_plan_evidence(const tkhi_call *c, tkh_report *report)
         last_plan.count = (unsigned)(report->evidence_count - first);
         memcpy(last_plan.lines, report->evidence[first], last_plan.count * sizeof last_plan.lines[0]);
         memcpy(last_plan.key, key, key_len * sizeof key[0]);
+        /* cut where longer: it then never matches, and the lines are formatted each time */
+        tkhi_copy(last_plan.fingerprint, sizeof last_plan.fingerprint, fingerprint);
         last_plan.key_len = key_len;
     }
 }
