@@ -174,21 +174,24 @@ static inline bool tkh_mma_device(void)
     return tkh_mma_sms() > 0;
 }
 
-/* A block's shared memory on 'device' where a kernel opts in (227 KB on sm_90, 163 KB on
- * sm_80, 99 KB on sm_86 and sm_89), else -1. */
-static inline int tkh_shared_optin(int device)
+/* A block's shared memory on 'device' where it runs the mma.sync kernels and a kernel opts
+ * in (227 KB on sm_90, 163 KB on sm_80, 99 KB on sm_86 and sm_89), else -1. */
+static inline int tkh_mma_shared_optin(int device)
 {
     int bytes = 0;
-    return hipDeviceGetAttribute(&bytes, hipDeviceAttributeSharedMemPerBlockOptin, device) == hipSuccess && bytes > 0
+    return tkh_mma_multiprocessors(device) > 0
+            && hipDeviceGetAttribute(&bytes, hipDeviceAttributeSharedMemPerBlockOptin, device) == hipSuccess
+            && bytes > 0
         ? bytes : -1;
 }
 
 /* Whether the current device runs the mma.sync kernels and gives a block 'bytes' of shared
- * memory (the f64 kernel's stages take more than sm_86 and sm_89 have). */
+ * memory (the f64 kernel's stages take more than sm_86 and sm_89 have): one question a call. */
 static inline bool tkh_mma_device_with(size_t bytes)
 {
     static int known[64];
-    return tkh_mma_device() && (size_t)tkh_device_fact(known, tkh_shared_optin) >= bytes;
+    const int optin = tkh_device_fact(known, tkh_mma_shared_optin);
+    return optin > 0 && (size_t)optin >= bytes;
 }
 #endif
 #endif
