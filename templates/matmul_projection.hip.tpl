@@ -19,7 +19,7 @@
 /* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
  * kernels of its own that share no code with the product's: _proj_b sums each row q of b
  * over blocks of TKH_PROJECTION_BLOCK columns by their weights (y$(float and ", and z of |b|" or ", modulo 2^64")),
- * a thread a row and block; _proj_ay sums a's rows against them, in tiles and chunks of k;
+ * a thread or a warp a row and block; _proj_ay sums a's rows against them, in tiles and chunks of k;
  * _proj_cmp sums each block of outputs$(X and " less the extra input" or "") by the same weights and compares. */
 #include "tokitai_hip/codegen/thread_group.h"
 
@@ -33,31 +33,65 @@ static __device__ int64_t $(k.symbol)_proj_batch(const tkh_plan &p, int x, int64
     return off;
 }
 
+/* One term of a block's sums of b's row: its weight's sign (integers: the odd weight) times
+ * v, and |v|. */
+static __device__ __forceinline__ void $(k.symbol)_proj_term(uint64_t seed, int64_t j, $(Y) v, $(Y) &sy, double &sz)
+{
+@   if float then
+    sy += tkh_projection_weight(seed, j) & 1 ? v : -v;
+    sz += fabs(v);
+@   else
+    (void)sz;
+    sy += (tkh_projection_weight(seed, j) | 1) * v;
+@   end
+}
+
 __global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__restrict__ pb, const tkh_plan p,
     const tkh_projection_args pa, $(Y) *__restrict__ y, double *__restrict__ z, tkh_projection_result *res)
 {
     const int64_t kk = p.size[0], n = p.size[1], rows = p.count / (n * p.size[2]) * kk, total = rows * pa.blocks;
-    const bool along_k = p.stride[1][0] == 1; /* neighbouring threads on neighbouring elements */
+    const int64_t b_n = p.stride[1][1];
     if (blockIdx.x == 0 && threadIdx.x == 0)
         *res = tkh_projection_result{ 0, 0, ~0ull, 0, 0 };
-    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = along_k ? t % rows : t / pa.blocks, blk = along_k ? t / rows : t % pa.blocks;
+    if (p.stride[1][0] == 1) { /* b's rows along k (K-major): a thread a row and block, neighbours on neighbouring rows */
+        for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
+            const int64_t r = t % rows, blk = t / rows;
+            const $(b.type.c) *row = pb + $(k.symbol)_proj_batch(p, 1, r / kk) + r % kk;
+            const int64_t j1 = (blk + 1) * TKH_PROJECTION_BLOCK < n ? (blk + 1) * TKH_PROJECTION_BLOCK : n;
+            $(Y) sy = 0;
+            double sz = 0;
+            for (int64_t j = blk * TKH_PROJECTION_BLOCK; j < j1; ++j)
+                $(k.symbol)_proj_term(pa.seed, j, $(real(b.type, "row[j * b_n]")), sy, sz);
+            y[r * pa.blocks + blk] = sy;
+            z[r * pa.blocks + blk] = sz;
+        }
+        return;
+    }
+    /* else 32 lanes a row's block, side by side along it, their sums added across the warp */
+    const unsigned lane = threadIdx.x % 32;
+    for (int64_t t = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; t < total;
+         t += (int64_t)gridDim.x * blockDim.x / 32) {
+        const int64_t r = t / pa.blocks, blk = t % pa.blocks, j0 = blk * TKH_PROJECTION_BLOCK;
         const $(b.type.c) *row = pb + $(k.symbol)_proj_batch(p, 1, r / kk) + r % kk * p.stride[1][0];
-        const int64_t j1 = (blk + 1) * TKH_PROJECTION_BLOCK < n ? (blk + 1) * TKH_PROJECTION_BLOCK : n;
+        $(Y) v[TKH_PROJECTION_BLOCK / 32];
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) { /* every load first */
+            const int64_t j = j0 + lane + 32 * u;
+            v[u] = j < n ? $(real(b.type, "row[j * b_n]")) : 0;
+        }
         $(Y) sy = 0;
         double sz = 0;
-        for (int64_t j = blk * TKH_PROJECTION_BLOCK; j < j1; ++j) {
-            const uint64_t w = tkh_projection_weight(pa.seed, j);
-@   if float then
-            const double v = $(real(b.type, "row[j * p.stride[1][1]]"));
-            sy += w & 1 ? v : -v;
-            sz += fabs(v);
-@   else
-            sy += (w | 1) * $(real(b.type, "row[j * p.stride[1][1]]"));
-@   end
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
+            $(k.symbol)_proj_term(pa.seed, j0 + lane + 32 * u, v[u], sy, sz);
+        for (unsigned d = 16; d > 0; d /= 2) {
+            sy += tkh_lane_xor(sy, d);
+            sz += tkh_lane_xor(sz, d);
         }
-        y[r * pa.blocks + blk] = sy;
-        z[r * pa.blocks + blk] = sz;
+        if (lane == 0) {
+            y[r * pa.blocks + blk] = sy;
+            z[r * pa.blocks + blk] = sz;
+        }
     }
 }
 
@@ -340,9 +374,25 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(
     }
 }
 
-/* The comparison: 32 lanes a block of one output row, reading its outputs side by side,
- * the chunks' partial sums added in their order, the bound, and the verdict folded into
- * the result (a block of threads' sums, then one thread's atomics). */
+/* sum plus the chunks' partial sums of block t, added in their order: lane c holds chunk
+ * c0 + c's, 32 chunks at a time (the first 32 read by the caller into 'held'). */
+template <typename T> static __device__ T $(k.symbol)_proj_in_order(T sum, T held, const T *__restrict__ sums, size_t part,
+    int64_t t, int64_t chunks, unsigned lane)
+{
+    for (int64_t c0 = 0; c0 < chunks; c0 += 32) {
+        if (c0 > 0)
+            held = c0 + lane < chunks ? sums[(size_t)(c0 + lane) * part + (size_t)t] : 0;
+        const int most = chunks - c0 < 32 ? (int)(chunks - c0) : 32;
+        for (int c = 0; c < most; ++c)
+            sum += tkh_lane_at(held, (unsigned)c);
+    }
+    return sum;
+}
+
+/* The comparison: 32 lanes a block of one output row, reading its outputs side by side
+ * (every load issued before the sums), the chunks' partial sums added in their order, the
+ * bound, and the verdict folded into the result (a block of threads' sums, then one
+ * thread's atomics). */
 __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " .. X.type.c .. " *__restrict__ px, ") or "")const $(O.c) *__restrict__ po,
     const tkh_plan p, const tkh_projection_args pa, const $(Y) *__restrict__ rhs, const double *__restrict__ mag,
     tkh_projection_result *res)
@@ -357,22 +407,31 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
         const int64_t j0 = blk * TKH_PROJECTION_BLOCK, j1 = j0 + TKH_PROJECTION_BLOCK < n ? j0 + TKH_PROJECTION_BLOCK : n;
         const $(O.c) *orow = po + $(k.symbol)_proj_batch(p, $(#k.inputs), bi) + i * p.stride[$(#k.inputs)][2];
 @   if float then
-        double lhs = 0, sabs = 0, xs = 0, cabs = 0;
+        /* the chunks' first partial sums (lane c: chunk c's), then every output's load, first */
+        const double r_held = lane < pa.chunks ? rhs[(size_t)lane * part + (size_t)t] : 0;
+        const double g_held = lane < pa.chunks ? mag[(size_t)lane * part + (size_t)t] : 0;
 @     if X then
         const $(X.type.c) *xrow = px + $(k.symbol)_proj_batch(p, 2, bi) + i * p.stride[2][2];
 @     end
-        for (int64_t j = j0 + lane; j < j1; j += 32) {
-            const bool plus = tkh_projection_weight(pa.seed, j) & 1;
-            const double v = $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]"));
-            lhs += plus ? v : -v;
-            sabs += fabs(v);
+        double v[TKH_PROJECTION_BLOCK / 32], x[TKH_PROJECTION_BLOCK / 32];
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) {
+            const int64_t j = j0 + lane + 32 * u;
+            v[u] = j < j1 ? $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]")) : 0;
 @     if X then
-            if (pa.extra) {
-                const double x = $(real(X.type, "xrow[j * p.stride[2][1]]"));
-                xs += plus ? x : -x;
-                cabs += fabs(x);
-            }
+            x[u] = pa.extra && j < j1 ? $(real(X.type, "xrow[j * p.stride[2][1]]")) : 0;
+@     else
+            x[u] = 0;
 @     end
+        }
+        double lhs = 0, sabs = 0, xs = 0, cabs = 0;
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) {
+            const bool plus = tkh_projection_weight(pa.seed, j0 + lane + 32 * u) & 1;
+            lhs += plus ? v[u] : -v[u];
+            sabs += fabs(v[u]);
+            xs += plus ? x[u] : -x[u];
+            cabs += fabs(x[u]);
         }
         for (unsigned d = 16; d > 0; d /= 2) {
             lhs += tkh_lane_xor(lhs, d);
@@ -380,11 +439,8 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
             xs += tkh_lane_xor(xs, d);
             cabs += tkh_lane_xor(cabs, d);
         }
-        double r = xs, g = 0;
-        for (int64_t c = 0; c < pa.chunks; ++c) {
-            r += rhs[(size_t)c * part + (size_t)t];
-            g += mag[(size_t)c * part + (size_t)t];
-        }
+        const double r = $(k.symbol)_proj_in_order(xs, r_held, rhs, part, t, pa.chunks, lane);
+        const double g = $(k.symbol)_proj_in_order(0.0, g_held, mag, part, t, pa.chunks, lane);
         const double bound = tkh_projection_bound(p.size[0], pa.nearest, j1 - j0, pa.u_acc, pa.tiny_acc, pa.u_out, pa.tiny_out, lhs, r, g,
             sabs, cabs);
         const double diff = fabs(lhs - r);
@@ -396,14 +452,20 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
         worst = ratio > worst ? ratio : worst;
         threshold = twice > threshold ? twice : threshold;
 @   else
+        const $(Y) r_held = lane < pa.chunks ? rhs[(size_t)lane * part + (size_t)t] : 0;
+        $(Y) v[TKH_PROJECTION_BLOCK / 32];
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) {
+            const int64_t j = j0 + lane + 32 * u;
+            v[u] = j < j1 ? $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]")) : 0;
+        }
         $(Y) lhs = 0;
-        for (int64_t j = j0 + lane; j < j1; j += 32)
-            lhs += (tkh_projection_weight(pa.seed, j) | 1) * $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]"));
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
+            lhs += (tkh_projection_weight(pa.seed, j0 + lane + 32 * u) | 1) * v[u];
         for (unsigned d = 16; d > 0; d /= 2)
             lhs += tkh_lane_xor(lhs, d);
-        $(Y) r = 0;
-        for (int64_t c = 0; c < pa.chunks; ++c)
-            r += rhs[(size_t)c * part + (size_t)t];
+        const $(Y) r = $(k.symbol)_proj_in_order(($(Y))0, r_held, rhs, part, t, pa.chunks, lane);
         const bool bad = ((lhs - r) & pa.mask) != 0;
 @   end
         ++count;
@@ -444,7 +506,8 @@ extern "C" TKH_HIDDEN int $(k.launch)_project(const void *const *inputs, const v
     double *mag = (double *)(rhs + args->chunks * batch * m * args->blocks);
     const int64_t b_threads = rows_b * args->blocks, c_groups = batch * m * args->blocks;
     const int64_t tiles = tkh_projection_tiles(batch, m, args->blocks) * args->chunks;
-    const unsigned b_grid = (unsigned)(b_threads / 256 + 1 < 65536 ? b_threads / 256 + 1 : 65536);
+    const int64_t b_blocks = b_threads / (plan->stride[1][0] == 1 ? 256 : 8) + 1; /* a thread a sum, or 32 lanes (MN-major b) */
+    const unsigned b_grid = (unsigned)(b_blocks < 65536 ? b_blocks : 65536);
     const unsigned a_grid = (unsigned)(tiles < 65536 ? tiles : 65536);
     const unsigned c_grid = (unsigned)(c_groups / 8 + 1 < 2048 ? c_groups / 8 + 1 : 2048); /* at most 2048 blocks' atomics */
     hipLaunchKernelGGL($(k.symbol)_proj_b, dim3(b_grid), dim3(256), 0, (hipStream_t)stream,

@@ -50,6 +50,16 @@ template <typename T> __device__ __forceinline__ T tkh_lane_xor(T v, unsigned ma
 #endif
 }
 
+/* The value of v in lane 'src' of this thread's 32 lanes; every lane of the 32 must take part. */
+template <typename T> __device__ __forceinline__ T tkh_lane_at(T v, unsigned src)
+{
+#if defined(TKH_PLATFORM_NVIDIA)
+    return __shfl_sync(0xffffffffu, v, (int)src, 32);
+#else
+    return __shfl(v, (int)src, 32);
+#endif
+}
+
 /* A normalization kernel's launch bounds for blocks of 'threads': on NVIDIA also enough
  * blocks a multiprocessor that each thread has at most 64 registers (a thread's cached row
  * and its arithmetic fit, and more rows are in flight); HIP's second argument means

@@ -413,7 +413,7 @@ static int tkhk_matmul_i8_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, 
 /* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
  * kernels of its own that share no code with the product's: _proj_b sums each row q of b
  * over blocks of TKH_PROJECTION_BLOCK columns by their weights (y, modulo 2^64),
- * a thread a row and block; _proj_ay sums a's rows against them, in tiles and chunks of k;
+ * a thread or a warp a row and block; _proj_ay sums a's rows against them, in tiles and chunks of k;
  * _proj_cmp sums each block of outputs by the same weights and compares. */
 #include "tokitai_hip/codegen/thread_group.h"
 
@@ -427,25 +427,60 @@ static __device__ int64_t tkhk_matmul_i8_proj_batch(const tkh_plan &p, int x, in
     return off;
 }
 
+/* One term of a block's sums of b's row: its weight's sign (integers: the odd weight) times
+ * v, and |v|. */
+static __device__ __forceinline__ void tkhk_matmul_i8_proj_term(uint64_t seed, int64_t j, uint64_t v, uint64_t &sy, double &sz)
+{
+    (void)sz;
+    sy += (tkh_projection_weight(seed, j) | 1) * v;
+}
+
 __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__restrict__ pb, const tkh_plan p,
     const tkh_projection_args pa, uint64_t *__restrict__ y, double *__restrict__ z, tkh_projection_result *res)
 {
     const int64_t kk = p.size[0], n = p.size[1], rows = p.count / (n * p.size[2]) * kk, total = rows * pa.blocks;
-    const bool along_k = p.stride[1][0] == 1; /* neighbouring threads on neighbouring elements */
+    const int64_t b_n = p.stride[1][1];
     if (blockIdx.x == 0 && threadIdx.x == 0)
         *res = tkh_projection_result{ 0, 0, ~0ull, 0, 0 };
-    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = along_k ? t % rows : t / pa.blocks, blk = along_k ? t / rows : t % pa.blocks;
+    if (p.stride[1][0] == 1) { /* b's rows along k (K-major): a thread a row and block, neighbours on neighbouring rows */
+        for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
+            const int64_t r = t % rows, blk = t / rows;
+            const int8_t *row = pb + tkhk_matmul_i8_proj_batch(p, 1, r / kk) + r % kk;
+            const int64_t j1 = (blk + 1) * TKH_PROJECTION_BLOCK < n ? (blk + 1) * TKH_PROJECTION_BLOCK : n;
+            uint64_t sy = 0;
+            double sz = 0;
+            for (int64_t j = blk * TKH_PROJECTION_BLOCK; j < j1; ++j)
+                tkhk_matmul_i8_proj_term(pa.seed, j, (uint64_t)(int64_t)row[j * b_n], sy, sz);
+            y[r * pa.blocks + blk] = sy;
+            z[r * pa.blocks + blk] = sz;
+        }
+        return;
+    }
+    /* else 32 lanes a row's block, side by side along it, their sums added across the warp */
+    const unsigned lane = threadIdx.x % 32;
+    for (int64_t t = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; t < total;
+         t += (int64_t)gridDim.x * blockDim.x / 32) {
+        const int64_t r = t / pa.blocks, blk = t % pa.blocks, j0 = blk * TKH_PROJECTION_BLOCK;
         const int8_t *row = pb + tkhk_matmul_i8_proj_batch(p, 1, r / kk) + r % kk * p.stride[1][0];
-        const int64_t j1 = (blk + 1) * TKH_PROJECTION_BLOCK < n ? (blk + 1) * TKH_PROJECTION_BLOCK : n;
+        uint64_t v[TKH_PROJECTION_BLOCK / 32];
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) { /* every load first */
+            const int64_t j = j0 + lane + 32 * u;
+            v[u] = j < n ? (uint64_t)(int64_t)row[j * b_n] : 0;
+        }
         uint64_t sy = 0;
         double sz = 0;
-        for (int64_t j = blk * TKH_PROJECTION_BLOCK; j < j1; ++j) {
-            const uint64_t w = tkh_projection_weight(pa.seed, j);
-            sy += (w | 1) * (uint64_t)(int64_t)row[j * p.stride[1][1]];
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
+            tkhk_matmul_i8_proj_term(pa.seed, j0 + lane + 32 * u, v[u], sy, sz);
+        for (unsigned d = 16; d > 0; d /= 2) {
+            sy += tkh_lane_xor(sy, d);
+            sz += tkh_lane_xor(sz, d);
         }
-        y[r * pa.blocks + blk] = sy;
-        z[r * pa.blocks + blk] = sz;
+        if (lane == 0) {
+            y[r * pa.blocks + blk] = sy;
+            z[r * pa.blocks + blk] = sz;
+        }
     }
 }
 
@@ -610,9 +645,25 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_
     }
 }
 
-/* The comparison: 32 lanes a block of one output row, reading its outputs side by side,
- * the chunks' partial sums added in their order, the bound, and the verdict folded into
- * the result (a block of threads' sums, then one thread's atomics). */
+/* sum plus the chunks' partial sums of block t, added in their order: lane c holds chunk
+ * c0 + c's, 32 chunks at a time (the first 32 read by the caller into 'held'). */
+template <typename T> static __device__ T tkhk_matmul_i8_proj_in_order(T sum, T held, const T *__restrict__ sums, size_t part,
+    int64_t t, int64_t chunks, unsigned lane)
+{
+    for (int64_t c0 = 0; c0 < chunks; c0 += 32) {
+        if (c0 > 0)
+            held = c0 + lane < chunks ? sums[(size_t)(c0 + lane) * part + (size_t)t] : 0;
+        const int most = chunks - c0 < 32 ? (int)(chunks - c0) : 32;
+        for (int c = 0; c < most; ++c)
+            sum += tkh_lane_at(held, (unsigned)c);
+    }
+    return sum;
+}
+
+/* The comparison: 32 lanes a block of one output row, reading its outputs side by side
+ * (every load issued before the sums), the chunks' partial sums added in their order, the
+ * bound, and the verdict folded into the result (a block of threads' sums, then one
+ * thread's atomics). */
 __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_cmp(const int32_t *__restrict__ po,
     const tkh_plan p, const tkh_projection_args pa, const uint64_t *__restrict__ rhs, const double *__restrict__ mag,
     tkh_projection_result *res)
@@ -626,14 +677,20 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_cmp(const int32_t *__
         const int64_t blk = t % pa.blocks, row = t / pa.blocks, bi = row / m, i = row % m;
         const int64_t j0 = blk * TKH_PROJECTION_BLOCK, j1 = j0 + TKH_PROJECTION_BLOCK < n ? j0 + TKH_PROJECTION_BLOCK : n;
         const int32_t *orow = po + tkhk_matmul_i8_proj_batch(p, 2, bi) + i * p.stride[2][2];
+        const uint64_t r_held = lane < pa.chunks ? rhs[(size_t)lane * part + (size_t)t] : 0;
+        uint64_t v[TKH_PROJECTION_BLOCK / 32];
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) {
+            const int64_t j = j0 + lane + 32 * u;
+            v[u] = j < j1 ? (uint64_t)(int64_t)orow[j * p.stride[2][1]] : 0;
+        }
         uint64_t lhs = 0;
-        for (int64_t j = j0 + lane; j < j1; j += 32)
-            lhs += (tkh_projection_weight(pa.seed, j) | 1) * (uint64_t)(int64_t)orow[j * p.stride[2][1]];
+#pragma unroll
+        for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
+            lhs += (tkh_projection_weight(pa.seed, j0 + lane + 32 * u) | 1) * v[u];
         for (unsigned d = 16; d > 0; d /= 2)
             lhs += tkh_lane_xor(lhs, d);
-        uint64_t r = 0;
-        for (int64_t c = 0; c < pa.chunks; ++c)
-            r += rhs[(size_t)c * part + (size_t)t];
+        const uint64_t r = tkhk_matmul_i8_proj_in_order((uint64_t)0, r_held, rhs, part, t, pa.chunks, lane);
         const bool bad = ((lhs - r) & pa.mask) != 0;
         ++count;
         fail += bad;
@@ -673,7 +730,8 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *input
     double *mag = (double *)(rhs + args->chunks * batch * m * args->blocks);
     const int64_t b_threads = rows_b * args->blocks, c_groups = batch * m * args->blocks;
     const int64_t tiles = tkh_projection_tiles(batch, m, args->blocks) * args->chunks;
-    const unsigned b_grid = (unsigned)(b_threads / 256 + 1 < 65536 ? b_threads / 256 + 1 : 65536);
+    const int64_t b_blocks = b_threads / (plan->stride[1][0] == 1 ? 256 : 8) + 1; /* a thread a sum, or 32 lanes (MN-major b) */
+    const unsigned b_grid = (unsigned)(b_blocks < 65536 ? b_blocks : 65536);
     const unsigned a_grid = (unsigned)(tiles < 65536 ? tiles : 65536);
     const unsigned c_grid = (unsigned)(c_groups / 8 + 1 < 2048 ? c_groups / 8 + 1 : 2048); /* at most 2048 blocks' atomics */
     hipLaunchKernelGGL(tkhk_matmul_i8_proj_b, dim3(b_grid), dim3(256), 0, (hipStream_t)stream,
