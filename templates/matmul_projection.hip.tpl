@@ -407,7 +407,7 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
         const int64_t j0 = blk * TKH_PROJECTION_BLOCK, j1 = j0 + TKH_PROJECTION_BLOCK < n ? j0 + TKH_PROJECTION_BLOCK : n;
         const $(O.c) *orow = po + $(k.symbol)_proj_batch(p, $(#k.inputs), bi) + i * p.stride[$(#k.inputs)][2];
 @   if float then
-        /* the chunks' first partial sums (lane c: chunk c's), then every output's load, first */
+        /* every load first: the chunks' partial sums (lane c holds chunk c's), then the outputs */
         const double r_held = lane < pa.chunks ? rhs[(size_t)lane * part + (size_t)t] : 0;
         const double g_held = lane < pa.chunks ? mag[(size_t)lane * part + (size_t)t] : 0;
 @     if X then
