@@ -14,9 +14,9 @@ JSON, and a Markdown table on stderr. Usage:
 the shapes of inference, where the time is reading the weight: bytes moved (a, b, the bias,
 the output) per second, and their share of the device's copy rate for as many bytes, measured
 in the same run: a torch copy of half of them, read and written, timed the same way)
-    python3 scripts/bench_matmul.py build/tools/tokitai-hip --layers --types bf16,f16 > layers.json
+    python3 scripts/bench_matmul.py build/tools/tokitai-hip --layers --types bf16,f16 [--rows 128] > layers.json
 (--layers: issue #35's shapes of transformer layers: linear (with its bias, on both sides) at m =
-128, 2048 and 8192 against (n, k) = (4096, 4096), (14336, 4096), (4096, 14336); linear_gelu
+128, 2048 and 8192 (--rows) against (n, k) = (4096, 4096), (14336, 4096), (4096, 14336); linear_gelu
 against torch's gelu(F.linear(x, w, b)) at m = 2048 and 8192, (n, k) = (14336, 4096); the batched
 [256, 512, 64] @ [256, 64, 512]; TFLOP/s)
     /usr/bin/python3 scripts/bench_matmul.py --plot matmul.json docs/performance_matmul.png
@@ -101,7 +101,7 @@ def small_m(args):
     import torch
     sizes = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1}
     rows, copy_rates = [], {}
-    for m in (int(r) for r in args.rows.split(",")):
+    for m in (int(r) for r in (args.rows or "1,16").split(",")):
         for n, k in ((4096, 4096), (14336, 4096), (4096, 14336)):
             for op in args.ops.split(","):
                 for type_ in args.types.split(","):
@@ -159,9 +159,9 @@ def rate_row(args, op, type_, m, n, k, batch=()):
 def layers(args):
     """Issue #35's shapes of transformer layers, TFLOP/s, ours and torch's."""
     import torch
-    cases = [("linear", m, n, k, ()) for m in (128, 2048, 8192)
-             for n, k in ((4096, 4096), (14336, 4096), (4096, 14336))]
-    cases += [("linear_gelu", m, 14336, 4096, ()) for m in (2048, 8192)] + [("matmul", 512, 512, 64, (256,))]
+    ms = [int(r) for r in (args.rows or "128,2048,8192").split(",")]
+    cases = [("linear", m, n, k, ()) for m in ms for n, k in ((4096, 4096), (14336, 4096), (4096, 14336))]
+    cases += [("linear_gelu", m, 14336, 4096, ()) for m in ms if m >= 2048] + [("matmul", 512, 512, 64, (256,))]
     rows = [rate_row(args, op, type_, m, n, k, batch) for op, m, n, k, batch in cases
             for type_ in args.types.split(",")]
     json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "results": rows},
@@ -188,7 +188,7 @@ def main():
     p.add_argument("--oracle", default="projected")
     p.add_argument("--small-m", action="store_true")
     p.add_argument("--layers", action="store_true")
-    p.add_argument("--rows", default="1,16", help="--small-m: the values of m")
+    p.add_argument("--rows", help="the values of m (--small-m: 1,16; --layers: 128,2048,8192)")
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
