@@ -17,9 +17,10 @@
 @   local imma = not float and a.type.bits == 8 and W == "uint32_t"
 @   local mi = dmma or imma
 /* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
- * kernels of its own that share no code with the product's: _proj_b sums each row q of b
- * over blocks of TKH_PROJECTION_BLOCK columns by their weights (y$(float and ", and z of |b|" or ", modulo 2^64")),
- * a thread or a warp a row and block; _proj_ay sums a's rows against them, in tiles and chunks of k;
+ * kernels of its own that share no code with the product's: _proj_w works out the columns'
+ * weights; _proj_b sums each row q of b over blocks of TKH_PROJECTION_BLOCK columns by them
+ * (y$(float and ", and z of |b|" or ", modulo 2^64")), a thread or a warp a row and block; _proj_ay sums
+ * a's rows against them, in tiles and chunks of k;
  * _proj_cmp sums each block of outputs$(X and " less the extra input" or "") by the same weights and compares. */
 #include "tokitai_hip/codegen/thread_group.h"
 
@@ -33,21 +34,30 @@ static __device__ int64_t $(k.symbol)_proj_batch(const tkh_plan &p, int x, int64
     return off;
 }
 
+/* The weights of the n columns (tkh_projection_weight), worked out once a call for the
+ * kernels below, which read them. */
+__global__ void __launch_bounds__(256) $(k.symbol)_proj_w(uint64_t seed, int64_t n, uint64_t *__restrict__ w)
+{
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x)
+        w[j] = tkh_projection_weight(seed, j);
+}
+
 /* One term of a block's sums of b's row: its weight's sign (integers: the odd weight) times
  * v, and |v|. */
-static __device__ __forceinline__ void $(k.symbol)_proj_term(uint64_t seed, int64_t j, $(Y) v, $(Y) &sy, double &sz)
+static __device__ __forceinline__ void $(k.symbol)_proj_term(uint64_t w, $(Y) v, $(Y) &sy, double &sz)
 {
 @   if float then
-    sy += tkh_projection_weight(seed, j) & 1 ? v : -v;
+    sy += w & 1 ? v : -v;
     sz += fabs(v);
 @   else
     (void)sz;
-    sy += (tkh_projection_weight(seed, j) | 1) * v;
+    sy += (w | 1) * v;
 @   end
 }
 
 __global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__restrict__ pb, const tkh_plan p,
-    const tkh_projection_args pa, $(Y) *__restrict__ y, double *__restrict__ z, tkh_projection_result *res)
+    const tkh_projection_args pa, const uint64_t *__restrict__ wt, $(Y) *__restrict__ y, double *__restrict__ z,
+    tkh_projection_result *res)
 {
     const int64_t kk = p.size[0], n = p.size[1], rows = p.count / (n * p.size[2]) * kk, total = rows * pa.blocks;
     const int64_t b_n = p.stride[1][1];
@@ -61,7 +71,7 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__r
             $(Y) sy = 0;
             double sz = 0;
             for (int64_t j = blk * TKH_PROJECTION_BLOCK; j < j1; ++j)
-                $(k.symbol)_proj_term(pa.seed, j, $(real(b.type, "row[j * b_n]")), sy, sz);
+                $(k.symbol)_proj_term(wt[j], $(real(b.type, "row[j * b_n]")), sy, sz);
             y[r * pa.blocks + blk] = sy;
             z[r * pa.blocks + blk] = sz;
         }
@@ -74,16 +84,18 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__r
         const int64_t r = t / pa.blocks, blk = t % pa.blocks, j0 = blk * TKH_PROJECTION_BLOCK;
         const $(b.type.c) *row = pb + $(k.symbol)_proj_batch(p, 1, r / kk) + r % kk * p.stride[1][0];
         $(Y) v[TKH_PROJECTION_BLOCK / 32];
+        uint64_t w[TKH_PROJECTION_BLOCK / 32];
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) { /* every load first */
             const int64_t j = j0 + lane + 32 * u;
             v[u] = j < n ? $(real(b.type, "row[j * b_n]")) : 0;
+            w[u] = j < n ? wt[j] : 0;
         }
         $(Y) sy = 0;
         double sz = 0;
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
-            $(k.symbol)_proj_term(pa.seed, j0 + lane + 32 * u, v[u], sy, sz);
+            $(k.symbol)_proj_term(w[u], v[u], sy, sz);
         for (unsigned d = 16; d > 0; d /= 2) {
             sy += tkh_lane_xor(sy, d);
             sz += tkh_lane_xor(sz, d);
@@ -99,8 +111,10 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__r
  * into pa.chunks, so that small m still fills the device): rhs[c][row][blk] = sum over q of
  * a[row, q] y[q, blk]$(float and ", and mag of |a| z" or ""). A block takes a tile of 128 rows by 32
  * column blocks (TKH_PROJECTION_TILE_*, projection.h) through shared memory, KC of k at a time;
- * thread (lane l, warp w) holds rows l + 32 i and blocks 4 w + j (i, j < 4), so that a's
- * reads are one row each lane and the sums' are the same word for the whole warp.
+ * thread (lane l, warp w) holds rows l + 32 i (i < 4) and blocks JB w + j (j < JB), so that
+ * a's reads are one row each lane and the sums' are the same word for the whole warp: JB 8 in
+ * blocks of 128 threads where no matrix instruction takes the sums (floats: 20 shared-memory
+ * reads for 64 multiply-adds, where 4 gave 12 for 32), 4 in blocks of 256 where one may.
 @   if dmma then
  * On NVIDIA sm_80 and later (TKH_HAS_MMA_SYNC), the same tiles on the double-precision matrix
  * instruction instead (tkh_mma_1688_f64, twice the rate of double fused multiply-adds on
@@ -119,6 +133,8 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__r
 @   end
  */
 #define TKHM_PROJ_KC 16
+#define TKHM_PROJ_AY_THREADS $(mi and 256 or 128)
+#define TKHM_PROJ_JB (TKH_PROJECTION_TILE_BLOCKS * 32 / TKHM_PROJ_AY_THREADS)
 @   if mi then
 #if defined(TKH_HAS_MMA_SYNC) /* two blocks a multiprocessor, one's loads under the other's products (128 registers) */
 #define TKHM_PROJ_AY_BLOCKS 2
@@ -128,7 +144,7 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_b(const $(b.type.c) *__r
 @   else
 #define TKHM_PROJ_AY_BLOCKS 1
 @   end
-__global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(const $(a.type.c) *__restrict__ pa_, const tkh_plan p,
+__global__ void __launch_bounds__(TKHM_PROJ_AY_THREADS, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(const $(a.type.c) *__restrict__ pa_, const tkh_plan p,
     const tkh_projection_args pa, const $(Y) *__restrict__ y, const double *__restrict__ z, $(Y) *__restrict__ rhs,
     double *__restrict__ mag)
 {
@@ -302,22 +318,22 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(
 #else
 @   end
         const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
-        $(W) ry[4][4] = {};
+        $(W) ry[4][TKHM_PROJ_JB] = {};
 @   if float then
-        double rz[4][4] = {};
+        double rz[4][TKHM_PROJ_JB] = {};
 @   end
         for (int64_t qs = q0; qs < q1; qs += TKHM_PROJ_KC) {
 #pragma unroll
-            for (int x = 0; x < TKH_PROJECTION_TILE_ROWS * TKHM_PROJ_KC / 256; ++x) {
-                const unsigned e = tid + 256u * x;
+            for (int x = 0; x < TKH_PROJECTION_TILE_ROWS * TKHM_PROJ_KC / TKHM_PROJ_AY_THREADS; ++x) {
+                const unsigned e = tid + TKHM_PROJ_AY_THREADS * x;
                 const unsigned r = a_along_k ? e / TKHM_PROJ_KC : e % TKH_PROJECTION_TILE_ROWS;
                 const unsigned q = a_along_k ? e % TKHM_PROJ_KC : e / TKH_PROJECTION_TILE_ROWS;
                 const bool in = r0 + r < m && qs + q < q1;
                 s_a[q][r] = in ? ($(W))$(real(a.type, "ga[(r0 + r) * p.stride[0][2] + (qs + q) * p.stride[0][0]]")) : 0;
             }
 #pragma unroll
-            for (int x = 0; x < TKH_PROJECTION_TILE_BLOCKS * TKHM_PROJ_KC / 256; ++x) {
-                const unsigned e = tid + 256u * x, q = e / TKH_PROJECTION_TILE_BLOCKS, j = e % TKH_PROJECTION_TILE_BLOCKS;
+            for (int x = 0; x < TKH_PROJECTION_TILE_BLOCKS * TKHM_PROJ_KC / TKHM_PROJ_AY_THREADS; ++x) {
+                const unsigned e = tid + TKHM_PROJ_AY_THREADS * x, q = e / TKH_PROJECTION_TILE_BLOCKS, j = e % TKH_PROJECTION_TILE_BLOCKS;
                 const bool in = b0 + j < pa.blocks && qs + q < q1;
                 const size_t at = yb + (size_t)(qs + q) * (size_t)pa.blocks + (size_t)(b0 + j);
                 s_y[q][j] = in ? ($(W))y[at] : 0;
@@ -328,15 +344,15 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(
             __syncthreads();
 #pragma unroll 4
             for (int q = 0; q < TKHM_PROJ_KC; ++q) {
-                $(W) av[4], yv[4];
+                $(W) av[4], yv[TKHM_PROJ_JB];
 @   if float then
-                double zv[4];
+                double zv[TKHM_PROJ_JB];
 @   end
 #pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    yv[j] = s_y[q][4 * w + j];
+                for (int j = 0; j < TKHM_PROJ_JB; ++j) {
+                    yv[j] = s_y[q][TKHM_PROJ_JB * w + j];
 @   if float then
-                    zv[j] = s_z[q][4 * w + j];
+                    zv[j] = s_z[q][TKHM_PROJ_JB * w + j];
 @   end
                 }
 #pragma unroll
@@ -344,7 +360,7 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(
                     if (i < live) {
                         av[i] = s_a[q][l + 32 * i];
 #pragma unroll
-                        for (int j = 0; j < 4; ++j) {
+                        for (int j = 0; j < TKHM_PROJ_JB; ++j) {
 @   if float then
                             ry[i][j] = fma(av[i], yv[j], ry[i][j]); /* one rounding: -fmad=false keeps two otherwise */
                             rz[i][j] = fma(fabs(av[i]), zv[j], rz[i][j]);
@@ -359,8 +375,8 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) $(k.symbol)_proj_ay(
 #pragma unroll
         for (int i = 0; i < 4; ++i)
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const int64_t row = r0 + l + 32 * i, blk = b0 + 4 * w + j;
+            for (int j = 0; j < TKHM_PROJ_JB; ++j) {
+                const int64_t row = r0 + l + 32 * i, blk = b0 + TKHM_PROJ_JB * w + j;
                 if (i < live && row < m && blk < pa.blocks) {
                     rhs[out0 + (size_t)row * (size_t)pa.blocks + (size_t)blk] = ry[i][j];
 @   if float then
@@ -394,8 +410,8 @@ template <typename T> static __device__ T $(k.symbol)_proj_in_order(T sum, T hel
  * bound, and the verdict folded into the result (a block of threads' sums, then one
  * thread's atomics). */
 __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " .. X.type.c .. " *__restrict__ px, ") or "")const $(O.c) *__restrict__ po,
-    const tkh_plan p, const tkh_projection_args pa, const $(Y) *__restrict__ rhs, const double *__restrict__ mag,
-    tkh_projection_result *res)
+    const tkh_plan p, const tkh_projection_args pa, const uint64_t *__restrict__ wt, const $(Y) *__restrict__ rhs,
+    const double *__restrict__ mag, tkh_projection_result *res)
 {
     __shared__ unsigned long long s_sum[8], s_first[8], s_worst[8], s_threshold[8];
     const int64_t n = p.size[1], m = p.size[2], rows = p.count / n, total = rows * pa.blocks;
@@ -414,10 +430,12 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
         const $(X.type.c) *xrow = px + $(k.symbol)_proj_batch(p, 2, bi) + i * p.stride[2][2];
 @     end
         double v[TKH_PROJECTION_BLOCK / 32], x[TKH_PROJECTION_BLOCK / 32];
+        uint64_t w[TKH_PROJECTION_BLOCK / 32];
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) {
             const int64_t j = j0 + lane + 32 * u;
             v[u] = j < j1 ? $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]")) : 0;
+            w[u] = j < j1 ? wt[j] : 0;
 @     if X then
             x[u] = pa.extra && j < j1 ? $(real(X.type, "xrow[j * p.stride[2][1]]")) : 0;
 @     else
@@ -427,7 +445,7 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
         double lhs = 0, sabs = 0, xs = 0, cabs = 0;
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) {
-            const bool plus = tkh_projection_weight(pa.seed, j0 + lane + 32 * u) & 1;
+            const bool plus = w[u] & 1;
             lhs += plus ? v[u] : -v[u];
             sabs += fabs(v[u]);
             xs += plus ? x[u] : -x[u];
@@ -454,15 +472,17 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
 @   else
         const $(Y) r_held = lane < pa.chunks ? rhs[(size_t)lane * part + (size_t)t] : 0;
         $(Y) v[TKH_PROJECTION_BLOCK / 32];
+        uint64_t w[TKH_PROJECTION_BLOCK / 32];
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) {
             const int64_t j = j0 + lane + 32 * u;
             v[u] = j < j1 ? $(real(O, "orow[j * p.stride[" .. #k.inputs .. "][1]]")) : 0;
+            w[u] = j < j1 ? wt[j] : 0;
         }
         $(Y) lhs = 0;
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
-            lhs += (tkh_projection_weight(pa.seed, j0 + lane + 32 * u) | 1) * v[u];
+            lhs += (w[u] | 1) * v[u];
         for (unsigned d = 16; d > 0; d /= 2)
             lhs += tkh_lane_xor(lhs, d);
         const $(Y) r = $(k.symbol)_proj_in_order(($(Y))0, r_held, rhs, part, t, pa.chunks, lane);
@@ -504,18 +524,21 @@ extern "C" TKH_HIDDEN int $(k.launch)_project(const void *const *inputs, const v
     double *z = (double *)(y + rows_b * args->blocks);
     $(Y) *rhs = ($(Y) *)(z + rows_b * args->blocks);
     double *mag = (double *)(rhs + args->chunks * batch * m * args->blocks);
+    uint64_t *w = (uint64_t *)(mag + args->chunks * batch * m * args->blocks); /* n weights */
     const int64_t b_threads = rows_b * args->blocks, c_groups = batch * m * args->blocks;
     const int64_t tiles = tkh_projection_tiles(batch, m, args->blocks) * args->chunks;
     const int64_t b_blocks = b_threads / (plan->stride[1][0] == 1 ? 256 : 8) + 1; /* a thread a sum, or 32 lanes (MN-major b) */
     const unsigned b_grid = (unsigned)(b_blocks < 65536 ? b_blocks : 65536);
     const unsigned a_grid = (unsigned)(tiles < 65536 ? tiles : 65536);
     const unsigned c_grid = (unsigned)(c_groups / 8 + 1 < 2048 ? c_groups / 8 + 1 : 2048); /* at most 2048 blocks' atomics */
+    const unsigned w_grid = (unsigned)(n / 256 + 1 < 1024 ? n / 256 + 1 : 1024);
+    hipLaunchKernelGGL($(k.symbol)_proj_w, dim3(w_grid), dim3(256), 0, (hipStream_t)stream, args->seed, n, w);
     hipLaunchKernelGGL($(k.symbol)_proj_b, dim3(b_grid), dim3(256), 0, (hipStream_t)stream,
-        (const $(b.type.c) *)inputs[1], *plan, *args, y, z, result);
-    hipLaunchKernelGGL($(k.symbol)_proj_ay, dim3(a_grid), dim3(256), 0, (hipStream_t)stream,
+        (const $(b.type.c) *)inputs[1], *plan, *args, w, y, z, result);
+    hipLaunchKernelGGL($(k.symbol)_proj_ay, dim3(a_grid), dim3(TKHM_PROJ_AY_THREADS), 0, (hipStream_t)stream,
         (const $(a.type.c) *)inputs[0], *plan, *args, y, z, rhs, mag);
     hipLaunchKernelGGL($(k.symbol)_proj_cmp, dim3(c_grid), dim3(256), 0, (hipStream_t)stream,
-        $(X and ("(const " .. X.type.c .. " *)inputs[2], ") or "")(const $(O.c) *)output, *plan, *args, rhs, mag, result);
+        $(X and ("(const " .. X.type.c .. " *)inputs[2], ") or "")(const $(O.c) *)output, *plan, *args, w, rhs, mag, result);
     return (int)hipGetLastError();
 }
 
@@ -523,4 +546,6 @@ extern "C" TKH_HIDDEN int $(k.launch)_project(const void *const *inputs, const v
 #undef TKHM_PROJ_ROW
 #undef TKHM_PROJ_KB
 #undef TKHM_PROJ_AY_BLOCKS
+#undef TKHM_PROJ_AY_THREADS
+#undef TKHM_PROJ_JB
 @ end

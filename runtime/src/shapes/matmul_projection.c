@@ -365,12 +365,14 @@ size_t tkhi_matmul_project_device(const tkhi_call *c, const tkh_oracle_policy *p
     int64_t chunks = (512 + tiles - 1) / tiles;
     chunks = chunks < most ? chunks : most;
     chunks = chunks > 1 ? chunks : 1;
-    /* b's sums (y and z) for each row of k, and the chunks' partial sums of each output row */
+    /* b's sums (y and z) for each row of k, the chunks' partial sums of each output row, and
+     * the n columns' weights */
     const double entries = ((double)batch * (double)kk + (double)chunks * (double)batch * (double)m) * (double)blocks;
-    if (entries * 16 > (double)MOST_BYTES)
+    const double bytes = entries * 16 + (double)n * 8;
+    if (bytes > (double)MOST_BYTES)
         return 0;
     *args = (tkh_projection_args){ .seed = projection_seed(policy), .blocks = blocks, .chunks = chunks,
         .extra = k->arity > 2 && !c->absent[2], .nearest = c->nearest };
     comparison_constants(acc, out, args);
-    return (size_t)entries * 16;
+    return (size_t)bytes;
 }

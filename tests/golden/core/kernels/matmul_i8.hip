@@ -411,9 +411,10 @@ static int tkhk_matmul_i8_mma_launch(int a_kmajor, int b_kmajor, unsigned grid, 
 #undef TKHM_SWIZZLE
 #undef TKHM_SPLACE
 /* The projected check on the device (tokitai_hip/codegen/projection.h, docs/matmul.md), in
- * kernels of its own that share no code with the product's: _proj_b sums each row q of b
- * over blocks of TKH_PROJECTION_BLOCK columns by their weights (y, modulo 2^64),
- * a thread or a warp a row and block; _proj_ay sums a's rows against them, in tiles and chunks of k;
+ * kernels of its own that share no code with the product's: _proj_w works out the columns'
+ * weights; _proj_b sums each row q of b over blocks of TKH_PROJECTION_BLOCK columns by them
+ * (y, modulo 2^64), a thread or a warp a row and block; _proj_ay sums
+ * a's rows against them, in tiles and chunks of k;
  * _proj_cmp sums each block of outputs by the same weights and compares. */
 #include "tokitai_hip/codegen/thread_group.h"
 
@@ -427,16 +428,25 @@ static __device__ int64_t tkhk_matmul_i8_proj_batch(const tkh_plan &p, int x, in
     return off;
 }
 
+/* The weights of the n columns (tkh_projection_weight), worked out once a call for the
+ * kernels below, which read them. */
+__global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_w(uint64_t seed, int64_t n, uint64_t *__restrict__ w)
+{
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x)
+        w[j] = tkh_projection_weight(seed, j);
+}
+
 /* One term of a block's sums of b's row: its weight's sign (integers: the odd weight) times
  * v, and |v|. */
-static __device__ __forceinline__ void tkhk_matmul_i8_proj_term(uint64_t seed, int64_t j, uint64_t v, uint64_t &sy, double &sz)
+static __device__ __forceinline__ void tkhk_matmul_i8_proj_term(uint64_t w, uint64_t v, uint64_t &sy, double &sz)
 {
     (void)sz;
-    sy += (tkh_projection_weight(seed, j) | 1) * v;
+    sy += (w | 1) * v;
 }
 
 __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__restrict__ pb, const tkh_plan p,
-    const tkh_projection_args pa, uint64_t *__restrict__ y, double *__restrict__ z, tkh_projection_result *res)
+    const tkh_projection_args pa, const uint64_t *__restrict__ wt, uint64_t *__restrict__ y, double *__restrict__ z,
+    tkh_projection_result *res)
 {
     const int64_t kk = p.size[0], n = p.size[1], rows = p.count / (n * p.size[2]) * kk, total = rows * pa.blocks;
     const int64_t b_n = p.stride[1][1];
@@ -450,7 +460,7 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__res
             uint64_t sy = 0;
             double sz = 0;
             for (int64_t j = blk * TKH_PROJECTION_BLOCK; j < j1; ++j)
-                tkhk_matmul_i8_proj_term(pa.seed, j, (uint64_t)(int64_t)row[j * b_n], sy, sz);
+                tkhk_matmul_i8_proj_term(wt[j], (uint64_t)(int64_t)row[j * b_n], sy, sz);
             y[r * pa.blocks + blk] = sy;
             z[r * pa.blocks + blk] = sz;
         }
@@ -463,16 +473,18 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__res
         const int64_t r = t / pa.blocks, blk = t % pa.blocks, j0 = blk * TKH_PROJECTION_BLOCK;
         const int8_t *row = pb + tkhk_matmul_i8_proj_batch(p, 1, r / kk) + r % kk * p.stride[1][0];
         uint64_t v[TKH_PROJECTION_BLOCK / 32];
+        uint64_t w[TKH_PROJECTION_BLOCK / 32];
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) { /* every load first */
             const int64_t j = j0 + lane + 32 * u;
             v[u] = j < n ? (uint64_t)(int64_t)row[j * b_n] : 0;
+            w[u] = j < n ? wt[j] : 0;
         }
         uint64_t sy = 0;
         double sz = 0;
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
-            tkhk_matmul_i8_proj_term(pa.seed, j0 + lane + 32 * u, v[u], sy, sz);
+            tkhk_matmul_i8_proj_term(w[u], v[u], sy, sz);
         for (unsigned d = 16; d > 0; d /= 2) {
             sy += tkh_lane_xor(sy, d);
             sz += tkh_lane_xor(sz, d);
@@ -488,8 +500,10 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__res
  * into pa.chunks, so that small m still fills the device): rhs[c][row][blk] = sum over q of
  * a[row, q] y[q, blk]. A block takes a tile of 128 rows by 32
  * column blocks (TKH_PROJECTION_TILE_*, projection.h) through shared memory, KC of k at a time;
- * thread (lane l, warp w) holds rows l + 32 i and blocks 4 w + j (i, j < 4), so that a's
- * reads are one row each lane and the sums' are the same word for the whole warp.
+ * thread (lane l, warp w) holds rows l + 32 i (i < 4) and blocks JB w + j (j < JB), so that
+ * a's reads are one row each lane and the sums' are the same word for the whole warp: JB 8 in
+ * blocks of 128 threads where no matrix instruction takes the sums (floats: 20 shared-memory
+ * reads for 64 multiply-adds, where 4 gave 12 for 32), 4 in blocks of 256 where one may.
  * On NVIDIA sm_80 and later (TKH_HAS_MMA_SYNC), the same tiles on the 8-bit matrix instruction
  * instead (m16n8k32, s32 sums wrapping modulo 2^32, the congruence the check works in): y's
  * words as four planes of bytes, a's rows against each (warp w: rows 32 (w % 4) to
@@ -498,12 +512,14 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_b(const int8_t *__res
  * row of the tiles KB / 4 + 4 words long so that a fragment's 32 lanes fall in 32 banks.
  */
 #define TKHM_PROJ_KC 16
+#define TKHM_PROJ_AY_THREADS 256
+#define TKHM_PROJ_JB (TKH_PROJECTION_TILE_BLOCKS * 32 / TKHM_PROJ_AY_THREADS)
 #if defined(TKH_HAS_MMA_SYNC) /* two blocks a multiprocessor, one's loads under the other's products (128 registers) */
 #define TKHM_PROJ_AY_BLOCKS 2
 #else
 #define TKHM_PROJ_AY_BLOCKS 1
 #endif
-__global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_ay(const int8_t *__restrict__ pa_, const tkh_plan p,
+__global__ void __launch_bounds__(TKHM_PROJ_AY_THREADS, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_ay(const int8_t *__restrict__ pa_, const tkh_plan p,
     const tkh_projection_args pa, const uint64_t *__restrict__ y, const double *__restrict__ z, uint64_t *__restrict__ rhs,
     double *__restrict__ mag)
 {
@@ -595,19 +611,19 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_
                 }
 #else
         const int live = (int)((m - r0 + 31) / 32 < 4 ? (m - r0 + 31) / 32 : 4); /* the same for the block */
-        uint32_t ry[4][4] = {};
+        uint32_t ry[4][TKHM_PROJ_JB] = {};
         for (int64_t qs = q0; qs < q1; qs += TKHM_PROJ_KC) {
 #pragma unroll
-            for (int x = 0; x < TKH_PROJECTION_TILE_ROWS * TKHM_PROJ_KC / 256; ++x) {
-                const unsigned e = tid + 256u * x;
+            for (int x = 0; x < TKH_PROJECTION_TILE_ROWS * TKHM_PROJ_KC / TKHM_PROJ_AY_THREADS; ++x) {
+                const unsigned e = tid + TKHM_PROJ_AY_THREADS * x;
                 const unsigned r = a_along_k ? e / TKHM_PROJ_KC : e % TKH_PROJECTION_TILE_ROWS;
                 const unsigned q = a_along_k ? e % TKHM_PROJ_KC : e / TKH_PROJECTION_TILE_ROWS;
                 const bool in = r0 + r < m && qs + q < q1;
                 s_a[q][r] = in ? (uint32_t)(uint64_t)(int64_t)ga[(r0 + r) * p.stride[0][2] + (qs + q) * p.stride[0][0]] : 0;
             }
 #pragma unroll
-            for (int x = 0; x < TKH_PROJECTION_TILE_BLOCKS * TKHM_PROJ_KC / 256; ++x) {
-                const unsigned e = tid + 256u * x, q = e / TKH_PROJECTION_TILE_BLOCKS, j = e % TKH_PROJECTION_TILE_BLOCKS;
+            for (int x = 0; x < TKH_PROJECTION_TILE_BLOCKS * TKHM_PROJ_KC / TKHM_PROJ_AY_THREADS; ++x) {
+                const unsigned e = tid + TKHM_PROJ_AY_THREADS * x, q = e / TKH_PROJECTION_TILE_BLOCKS, j = e % TKH_PROJECTION_TILE_BLOCKS;
                 const bool in = b0 + j < pa.blocks && qs + q < q1;
                 const size_t at = yb + (size_t)(qs + q) * (size_t)pa.blocks + (size_t)(b0 + j);
                 s_y[q][j] = in ? (uint32_t)y[at] : 0;
@@ -615,17 +631,17 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_
             __syncthreads();
 #pragma unroll 4
             for (int q = 0; q < TKHM_PROJ_KC; ++q) {
-                uint32_t av[4], yv[4];
+                uint32_t av[4], yv[TKHM_PROJ_JB];
 #pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    yv[j] = s_y[q][4 * w + j];
+                for (int j = 0; j < TKHM_PROJ_JB; ++j) {
+                    yv[j] = s_y[q][TKHM_PROJ_JB * w + j];
                 }
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
                     if (i < live) {
                         av[i] = s_a[q][l + 32 * i];
 #pragma unroll
-                        for (int j = 0; j < 4; ++j) {
+                        for (int j = 0; j < TKHM_PROJ_JB; ++j) {
                             ry[i][j] += av[i] * yv[j];
                         }
                     }
@@ -635,8 +651,8 @@ __global__ void __launch_bounds__(256, TKHM_PROJ_AY_BLOCKS) tkhk_matmul_i8_proj_
 #pragma unroll
         for (int i = 0; i < 4; ++i)
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const int64_t row = r0 + l + 32 * i, blk = b0 + 4 * w + j;
+            for (int j = 0; j < TKHM_PROJ_JB; ++j) {
+                const int64_t row = r0 + l + 32 * i, blk = b0 + TKHM_PROJ_JB * w + j;
                 if (i < live && row < m && blk < pa.blocks) {
                     rhs[out0 + (size_t)row * (size_t)pa.blocks + (size_t)blk] = ry[i][j];
                 }
@@ -665,8 +681,8 @@ template <typename T> static __device__ T tkhk_matmul_i8_proj_in_order(T sum, T 
  * bound, and the verdict folded into the result (a block of threads' sums, then one
  * thread's atomics). */
 __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_cmp(const int32_t *__restrict__ po,
-    const tkh_plan p, const tkh_projection_args pa, const uint64_t *__restrict__ rhs, const double *__restrict__ mag,
-    tkh_projection_result *res)
+    const tkh_plan p, const tkh_projection_args pa, const uint64_t *__restrict__ wt, const uint64_t *__restrict__ rhs,
+    const double *__restrict__ mag, tkh_projection_result *res)
 {
     __shared__ unsigned long long s_sum[8], s_first[8], s_worst[8], s_threshold[8];
     const int64_t n = p.size[1], m = p.size[2], rows = p.count / n, total = rows * pa.blocks;
@@ -679,15 +695,17 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_cmp(const int32_t *__
         const int32_t *orow = po + tkhk_matmul_i8_proj_batch(p, 2, bi) + i * p.stride[2][2];
         const uint64_t r_held = lane < pa.chunks ? rhs[(size_t)lane * part + (size_t)t] : 0;
         uint64_t v[TKH_PROJECTION_BLOCK / 32];
+        uint64_t w[TKH_PROJECTION_BLOCK / 32];
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) {
             const int64_t j = j0 + lane + 32 * u;
             v[u] = j < j1 ? (uint64_t)(int64_t)orow[j * p.stride[2][1]] : 0;
+            w[u] = j < j1 ? wt[j] : 0;
         }
         uint64_t lhs = 0;
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
-            lhs += (tkh_projection_weight(pa.seed, j0 + lane + 32 * u) | 1) * v[u];
+            lhs += (w[u] | 1) * v[u];
         for (unsigned d = 16; d > 0; d /= 2)
             lhs += tkh_lane_xor(lhs, d);
         const uint64_t r = tkhk_matmul_i8_proj_in_order((uint64_t)0, r_held, rhs, part, t, pa.chunks, lane);
@@ -728,18 +746,21 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *input
     double *z = (double *)(y + rows_b * args->blocks);
     uint64_t *rhs = (uint64_t *)(z + rows_b * args->blocks);
     double *mag = (double *)(rhs + args->chunks * batch * m * args->blocks);
+    uint64_t *w = (uint64_t *)(mag + args->chunks * batch * m * args->blocks); /* n weights */
     const int64_t b_threads = rows_b * args->blocks, c_groups = batch * m * args->blocks;
     const int64_t tiles = tkh_projection_tiles(batch, m, args->blocks) * args->chunks;
     const int64_t b_blocks = b_threads / (plan->stride[1][0] == 1 ? 256 : 8) + 1; /* a thread a sum, or 32 lanes (MN-major b) */
     const unsigned b_grid = (unsigned)(b_blocks < 65536 ? b_blocks : 65536);
     const unsigned a_grid = (unsigned)(tiles < 65536 ? tiles : 65536);
     const unsigned c_grid = (unsigned)(c_groups / 8 + 1 < 2048 ? c_groups / 8 + 1 : 2048); /* at most 2048 blocks' atomics */
+    const unsigned w_grid = (unsigned)(n / 256 + 1 < 1024 ? n / 256 + 1 : 1024);
+    hipLaunchKernelGGL(tkhk_matmul_i8_proj_w, dim3(w_grid), dim3(256), 0, (hipStream_t)stream, args->seed, n, w);
     hipLaunchKernelGGL(tkhk_matmul_i8_proj_b, dim3(b_grid), dim3(256), 0, (hipStream_t)stream,
-        (const int8_t *)inputs[1], *plan, *args, y, z, result);
-    hipLaunchKernelGGL(tkhk_matmul_i8_proj_ay, dim3(a_grid), dim3(256), 0, (hipStream_t)stream,
+        (const int8_t *)inputs[1], *plan, *args, w, y, z, result);
+    hipLaunchKernelGGL(tkhk_matmul_i8_proj_ay, dim3(a_grid), dim3(TKHM_PROJ_AY_THREADS), 0, (hipStream_t)stream,
         (const int8_t *)inputs[0], *plan, *args, y, z, rhs, mag);
     hipLaunchKernelGGL(tkhk_matmul_i8_proj_cmp, dim3(c_grid), dim3(256), 0, (hipStream_t)stream,
-        (const int32_t *)output, *plan, *args, rhs, mag, result);
+        (const int32_t *)output, *plan, *args, w, rhs, mag, result);
     return (int)hipGetLastError();
 }
 
@@ -747,6 +768,8 @@ extern "C" TKH_HIDDEN int tkhk_matmul_i8_launch_project(const void *const *input
 #undef TKHM_PROJ_ROW
 #undef TKHM_PROJ_KB
 #undef TKHM_PROJ_AY_BLOCKS
+#undef TKHM_PROJ_AY_THREADS
+#undef TKHM_PROJ_JB
 #if !defined(TKH_PLATFORM_NVIDIA)
 /* Tiles of 128 x 128 outputs a block of 4 waves (AMD gfx90a), each wave 64 x 64 of them as 4 x 4
  * MFMA instructions of 16 x 16 (tokitai_hip/codegen/matrix_core.h: the tiles, the lanes' places);
