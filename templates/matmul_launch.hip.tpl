@@ -18,11 +18,13 @@ static int $(k.symbol)_run(const void *const *inputs, void *const *outputs, cons
 @   if wgmma then
 #if defined(TKH_PLATFORM_NVIDIA)
         int sms = 0;
-        tkh_wg_maps maps;
-        if ($(wgmma.kmajor_only and "a_kmajor && b_kmajor && " or "")$(k.symbol)_wgmma_here(&sms)
-            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, $(wgmma.map),
-                $(out_index), $(wgmma.staged and "sizeof(" .. L.O.c .. ")" or "0")))
-            return $(k.symbol)_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, &maps, $(table.concat(args, ", ")), plan);
+        if ($(wgmma.kmajor_only and "a_kmajor && b_kmajor && " or "")$(k.symbol)_wgmma_here(&sms)) {
+            const int narrow = tkh_wg_narrow(plan, sms);
+            tkh_wg_maps maps;
+            if (tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, $(wgmma.map),
+                    $(out_index), $(wgmma.staged and "sizeof(" .. L.O.c .. ")" or "0"), narrow ? 128 : 256))
+                return $(k.symbol)_wgmma_launch(narrow, sms, grid, stream, &maps, $(table.concat(args, ", ")), plan);
+        }
 #endif
 @   end
         return $(k.symbol)_mma_launch(a_kmajor, b_kmajor, grid, stream, $(table.concat(args, ", ")), plan);

@@ -83,6 +83,7 @@ template <class El> static void tma_copy(const tkh_wg_geometry &g, const std::ve
             }
             unsigned o = (unsigned)((i1 * g.box[0] + i0) * E);
             o ^= (o >> 7 & 7) << 4;
+            assert_true(dst + o + E <= smem.size()); /* the box inside the stage */
             const El e = (El)v;
             memcpy(&smem[dst + o], &e, E);
             for (int64_t i = 0; i < E; ++i)
@@ -91,12 +92,12 @@ template <class El> static void tma_copy(const tkh_wg_geometry &g, const std::ve
 }
 
 /* The block at (m0, n0) of batch 'batch' of plan q (a and b at ga and gb, elements El, in the
- * layouts ak, bk) as the kernel computes it: out[v + 128 tid] is consumer thread tid's
- * accumulator v. */
-template <class El> static std::vector<int64_t> block_of(const tkh_plan &q, const std::vector<El> &ga,
+ * layouts ak, bk) as the kernel of tiles 128 x BN computes it: out[v + T::accs tid] is consumer
+ * thread tid's accumulator v. */
+template <class El, int BN> static std::vector<int64_t> block_of(const tkh_plan &q, const std::vector<El> &ga,
     const std::vector<El> &gb, bool ak, bool bk, int64_t batch, int64_t m0, int64_t n0)
 {
-    typedef tkh_wg_tile_of<sizeof(El)> T;
+    typedef tkh_wg_tile_of<sizeof(El), BN> T;
     const unsigned E = sizeof(El);
     tkh_wg_geometry g[2];
     const bool kmajor[2] = { ak, bk };
@@ -105,7 +106,7 @@ template <class El> static std::vector<int64_t> block_of(const tkh_plan &q, cons
     int32_t c[2][5];
     int64_t k0[2];
     for (unsigned x = 0; x < 2; ++x) {
-        assert_true(tkh_wg_geometry_of(&q, x, kmajor[x], &g[x], E));
+        assert_true(tkh_wg_geometry_of(&q, x, kmajor[x], &g[x], E, T::bn));
         k0[x] = tkh_wg_coords(&q, &g[x], batch, c[x]);
     }
     std::vector<int64_t> acc(256 * T::accs, 0); /* [tid][v] */
@@ -125,18 +126,18 @@ template <class El> static std::vector<int64_t> block_of(const tkh_plan &q, cons
             for (unsigned j = 0; j < T::steps; ++j) {
                 const uint64_t da = tkh_wg_desc_at(smem_base, ak, 64 * wg, j);
                 const uint64_t db = tkh_wg_desc_at(smem_base + T::a_bytes, bk, 0, j);
-                std::vector<int64_t> d(64 * 256, 0);
+                std::vector<int64_t> d(64 * T::bn, 0);
                 for (unsigned x = 0; x < 64; ++x)
                     for (unsigned kk = 0; kk < 32 / E; ++kk) {
                         const int64_t av = element<El>(smem, operand_address(da, !ak, x, kk, E));
                         if (av != 0)
-                            for (unsigned y = 0; y < 256; ++y)
-                                d[x * 256 + y] += av * element<El>(smem, operand_address(db, !bk, y, kk, E));
+                            for (unsigned y = 0; y < T::bn; ++y)
+                                d[x * T::bn + y] += av * element<El>(smem, operand_address(db, !bk, y, kk, E));
                     }
                 for (unsigned t = 0; t < 128; ++t)
                     for (unsigned v = 0; v < T::accs; ++v) {
                         const unsigned row = 16 * (t / 32) + t % 32 / 4 + 8 * (v / 2 % 2), col = 8 * (v / 4) + 2 * (t % 4) + v % 2;
-                        acc[(128 * wg + t) * T::accs + v] += d[row * 256 + col];
+                        acc[(128 * wg + t) * T::accs + v] += d[row * T::bn + col];
                     }
             }
     }
@@ -149,9 +150,10 @@ template <class El> static std::vector<int64_t> block_of(const tkh_plan &q, cons
  * the coordinates the kernel gives, the store emulated from its documented semantics (the box read
  * densely from shared memory under the 128-byte swizzle, written where it lies inside the
  * tensor, left out past its extents) into gout (2-byte elements at the output's strides). */
-static void store_block(const tkh_plan &q, const std::vector<int64_t> &acc, int64_t batch, int64_t m0, int64_t n0,
-    std::vector<int16_t> &gout)
+template <int BN> static void store_block(const tkh_plan &q, const std::vector<int64_t> &acc, int64_t batch,
+    int64_t m0, int64_t n0, std::vector<int16_t> &gout)
 {
+    typedef tkh_wg_tile_of<2, BN> T;
     tkh_wg_geometry g;
     assert_true(tkh_wg_out_geometry(&q, 2, &g));
     for (unsigned wg = 0; wg < 2; ++wg)
@@ -160,8 +162,8 @@ static void store_block(const tkh_plan &q, const std::vector<int64_t> &acc, int6
             std::vector<int> slots(T::out_bytes / 2, 0);
             for (unsigned ct = 128 * wg; ct < 128 * wg + 128; ++ct) {
                 const unsigned r0 = tkh_wg_acc_row(ct, 0) - 64 * wg, c0 = tkh_wg_acc_col(ct, 0);
-                for (unsigned x = 0; x < T::accs / 4; ++x) {
-                    const unsigned v = h * T::accs / 2 + 2 * x, dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v);
+                for (unsigned x = 0; x < T::round / 4; ++x) {
+                    const unsigned v = h * T::round / 2 + 2 * x, dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v);
                     const unsigned place = tkh_wg_out_place(r0 + dm, c0 + dn - h * T::round);
                     assert_true(place % 4 == 0 && place + 4 <= smem.size());
                     for (unsigned e = 0; e < 2; ++e) {
@@ -215,11 +217,13 @@ static tkh_plan plan_of(const product &p)
 }
 
 /* The block at (m0, n0) of p into out[m][n] (each output it writes counted in written). */
-static void block(const product &p, int64_t m0, int64_t n0, std::vector<int64_t> &out, std::vector<int> &written)
+template <int BN> static void block(const product &p, int64_t m0, int64_t n0, std::vector<int64_t> &out,
+    std::vector<int> &written)
 {
+    typedef tkh_wg_tile_of<2, BN> T;
     std::vector<int16_t> ga, gb;
     lay_out(p, ga, gb);
-    const std::vector<int64_t> acc = block_of(plan_of(p), ga, gb, p.a_kmajor, p.b_kmajor, 0, m0, n0);
+    const std::vector<int64_t> acc = block_of<int16_t, BN>(plan_of(p), ga, gb, p.a_kmajor, p.b_kmajor, 0, m0, n0);
     for (unsigned tid = 0; tid < 256; ++tid)
         for (unsigned v = 0; v < T::accs; ++v) {
             const int64_t m = m0 + tkh_wg_acc_row(tid, v), n = n0 + tkh_wg_acc_col(tid, v);
@@ -230,14 +234,17 @@ static void block(const product &p, int64_t m0, int64_t n0, std::vector<int64_t>
         }
 }
 
-/* 208 x 304: a full tile and tiles cut at m 80 and n 48; k two stages and 8 (whole chunks, as the
- * launcher requires). */
+/* 208 x 304: full tiles and tiles cut at m 80 and n 48, wide and narrow; k two stages and 8
+ * (whole chunks, as the launcher requires). */
 static void every_layout(void **state)
 {
     (void)state;
-    for (int layout = 0; layout < 4; ++layout)
+    for (int layout = 0; layout < 4; ++layout) {
         check_blocks(208, 304, 2 * T::bk + 8, layout & 2, layout & 1,
-            1 + 2 * (layout >> 1) + 4 * (layout & 1), T::bm, T::bn, "wgmma", block);
+            1 + 2 * (layout >> 1) + 4 * (layout & 1), T::bm, T::bn, "wgmma", block<256>);
+        check_blocks(208, 304, 2 * T::bk + 8, layout & 2, layout & 1,
+            1 + 2 * (layout >> 1) + 4 * (layout & 1), T::bm, 128, "wgmma, narrow tiles", block<128>);
+    }
 }
 
 /* The plan of a [C][B][m][k] (or [C][B][k][m], rows padded by a_pad) @ b [C][n][k] (or [C][k][n])
@@ -279,9 +286,9 @@ template <class El> static int64_t loop_sum(const tkh_plan &q, const std::vector
  * in any layout; then the same plan split into 2 slices of k (tkh_plan_slices: the launcher's
  * partial plan, whose slices the copies reach by k, not by a dimension of their own). Every block
  * of every batch (and slice) against loops over the plan's own strides. */
-static void batches_and_slices(void **state)
+template <int BN> static void batches_and_slices_of(void)
 {
-    (void)state;
+    typedef tkh_wg_tile_of<2, BN> T;
     const int64_t m = 136, n = 264, k = 128, B = 2, C = 2; /* plan dims: k, n, m, B (a alone), C (both) */
     for (int layout = 0; layout < 4; ++layout) {
         const bool ak = layout & 2, bk = layout & 1;
@@ -304,9 +311,9 @@ static void batches_and_slices(void **state)
             for (int64_t b = 0; b < batches; ++b)
                 for (int64_t m0 = 0; m0 < m; m0 += T::bm)
                     for (int64_t n0 = 0; n0 < n; n0 += T::bn) {
-                        const std::vector<int64_t> acc = block_of(q, ga, gb, ak, bk, b, m0, n0);
+                        const std::vector<int64_t> acc = block_of<int16_t, BN>(q, ga, gb, ak, bk, b, m0, n0);
                         if (split == 1)
-                            store_block(q, acc, b, m0, n0, gout);
+                            store_block<BN>(q, acc, b, m0, n0, gout);
                         for (unsigned tid = 0; tid < 256; ++tid)
                             for (unsigned v = 0; v < T::accs; ++v) {
                                 const int64_t i = m0 + tkh_wg_acc_row(tid, v), j = n0 + tkh_wg_acc_col(tid, v);
@@ -315,8 +322,9 @@ static void batches_and_slices(void **state)
                                 const int64_t want = loop_sum(q, ga, gb, b, i, j);
                                 const int64_t stored = split == 1 ? gout[b * m * o_row + i * o_row + j] : want;
                                 if (acc[tid * T::accs + v] != want || stored != want)
-                                    fail_msg("a %s, b %s, %d slices: batch %lld output (%lld, %lld) %lld (stored %lld), "
-                                        "expected %lld", ak ? "K-major" : "MN-major", bk ? "K-major" : "MN-major", split,
+                                    fail_msg("tiles of 128 x %d, a %s, b %s, %d slices: batch %lld output (%lld, %lld) "
+                                        "%lld (stored %lld), expected %lld", BN, ak ? "K-major" : "MN-major",
+                                        bk ? "K-major" : "MN-major", split,
                                         (long long)b, (long long)i, (long long)j, (long long)acc[tid * T::accs + v],
                                         (long long)stored, (long long)want);
                             }
@@ -329,6 +337,13 @@ static void batches_and_slices(void **state)
     }
 }
 
+static void batches_and_slices(void **state)
+{
+    (void)state;
+    batches_and_slices_of<256>();
+    batches_and_slices_of<128>();
+}
+
 /* An 8-bit product as the launcher runs it: each MN-major operand copied K-major (tkh_wg_copy_of:
  * the copy's geometry and the plan over it; the copy made here by the copy kernel's rule), then
  * the kernel's blocks over K-major operands, values -128 to 127. A plan in which a moves along
@@ -336,10 +351,9 @@ static void batches_and_slices(void **state)
  * the last stage, and k split into 2 slices after the copies (whole stages each: the runtime's
  * slices are multiples of 128). Every block's outputs against loops over the original plan's
  * strides (split as the copies' plan is). */
-static void eight_bit_copies(void **state)
+template <int BN> static void eight_bit_copies_of(void)
 {
-    (void)state;
-    typedef tkh_wg_tile_of<1> T8;
+    typedef tkh_wg_tile_of<1, BN> T8;
     const int64_t m = 136, n = 200, B = 2, C = 2; /* plan dims: k, n, m, B (a alone), C (both) */
     for (int layout = 0; layout < 8; ++layout) {
         const int64_t k = layout < 4 ? 2 * T8::bk + 32 : 4 * T8::bk;
@@ -379,7 +393,7 @@ static void eight_bit_copies(void **state)
             for (int64_t b = 0; b < run.count / (m * n); ++b) {
                 for (int64_t m0 = 0; m0 < m; m0 += T8::bm)
                     for (int64_t n0 = 0; n0 < n; n0 += T8::bn) {
-                        const std::vector<int64_t> acc = block_of(run, mem[0], mem[1], true, true, b, m0, n0);
+                        const std::vector<int64_t> acc = block_of<int8_t, BN>(run, mem[0], mem[1], true, true, b, m0, n0);
                         for (unsigned tid = 0; tid < 256; ++tid)
                             for (unsigned v = 0; v < T8::accs; ++v) {
                                 const int64_t i = m0 + tkh_wg_acc_row(tid, v), j = n0 + tkh_wg_acc_col(tid, v);
@@ -387,8 +401,8 @@ static void eight_bit_copies(void **state)
                                     continue;
                                 const int64_t sum = loop_sum(want, given[0], given[1], b, i, j);
                                 if (acc[tid * T8::accs + v] != sum)
-                                    fail_msg("i8, a %s, b %s, %d slices: batch %lld output (%lld, %lld) %lld, expected %lld",
-                                        kmajor[0] ? "K-major" : "MN-major", kmajor[1] ? "K-major" : "MN-major", split,
+                                    fail_msg("i8, tiles of 128 x %d, a %s, b %s, %d slices: batch %lld output (%lld, "
+                                        "%lld) %lld, expected %lld", BN, kmajor[0] ? "K-major" : "MN-major", kmajor[1] ? "K-major" : "MN-major", split,
                                         (long long)b, (long long)i, (long long)j, (long long)acc[tid * T8::accs + v],
                                         (long long)sum);
                             }
@@ -396,6 +410,13 @@ static void eight_bit_copies(void **state)
             }
         }
     }
+}
+
+static void eight_bit_copies(void **state)
+{
+    (void)state;
+    eight_bit_copies_of<256>();
+    eight_bit_copies_of<128>();
     /* no copy of a split plan or of k not a whole number of 16 bytes */
     tkh_wg_copy c;
     tkh_plan q;
@@ -450,6 +471,35 @@ static void geometry_refusals(void **state)
     assert_false(tkh_wg_out_geometry(&q, 2, &g));
 }
 
+/* The choice of tiles (tkh_wg_narrow) on 132 multiprocessors, against rounds worked out by hand:
+ * wide tiles 128 x 256, narrow 128 x 128, a narrow round counted as 0.55 of a wide one. */
+static void narrow_choice(void **state)
+{
+    (void)state;
+    const struct {
+        int64_t m, n, slices;
+        int narrow;
+    } cases[] = {
+        { 128, 4096, 4, 1 },  /* 64 wide tiles (a round) against 128 narrow (a round) */
+        { 128, 14336, 1, 1 }, /* 56 against 112: one round each */
+        { 1024, 4096, 1, 0 }, /* 128 wide (a round) against 256 narrow (two: 1.1) */
+        { 1152, 4096, 1, 1 }, /* 144 wide (two rounds, the second 12 tiles) against 288 (three: 1.65) */
+        { 2048, 4096, 1, 0 }, /* 256 wide (two) against 512 narrow (four: 2.2) */
+        { 4096, 64, 1, 1 },   /* n <= 128: as many tiles either way, the narrow ones half as wide */
+    };
+    for (const auto &c : cases) {
+        product p = { c.m, c.n, 1024, true, true, {}, {} };
+        tkh_plan q = plan_of(p);
+        q.count *= c.slices; /* the slices of a split plan count as batches */
+        if (tkh_wg_narrow(&q, 132) != c.narrow)
+            fail_msg("m %lld, n %lld, %lld slices: narrow %d, expected %d", (long long)c.m, (long long)c.n,
+                (long long)c.slices, tkh_wg_narrow(&q, 132), c.narrow);
+    }
+    product p = { 128, 4096, 1024, true, true, {}, {} };
+    const tkh_plan q = plan_of(p);
+    assert_false(tkh_wg_narrow(&q, 0)); /* no multiprocessors known: the wide tiles */
+}
+
 /* The descriptors' fields as the kernel sets them, against the layouts' documented strides. */
 static void descriptor_fields(void **state)
 {
@@ -470,6 +520,7 @@ int main(void)
         cmocka_unit_test(batches_and_slices),
         cmocka_unit_test(eight_bit_copies),
         cmocka_unit_test(geometry_refusals),
+        cmocka_unit_test(narrow_choice),
         cmocka_unit_test(descriptor_fields),
     };
     return cmocka_run_group_tests_name("wgmma_layout", tests, NULL, NULL);

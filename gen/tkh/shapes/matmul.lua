@@ -162,8 +162,8 @@ M.kernel_templates = { "matmul.hip.tpl", "matmul_mma.hip.tpl", "matmul_projectio
 -- 4 ones; e: the element as the kernel moves it, f: a lane's operand of one instruction, acc:
 -- its accumulators, op: the instruction's function in tokitai_hip/codegen/matrix_core.h, with
 -- _tiny and _wide for 16-bit floats), and
--- wgmma (NVIDIA sm_90a: 16-bit floats on warpgroup tiles of m64n256k16 from shared memory, i8
--- on m64n256k32; e: the element, acc: the accumulator, map: the element's type for the tensor
+-- wgmma (NVIDIA sm_90a: 16-bit floats on warpgroup tiles of m64nNk16 from shared memory, i8
+-- on m64nNk32, N 256 or 128; e: the element, acc: the accumulator, map: the element's type for the tensor
 -- maps, mma: the instruction's function, op: its name in the kernel's comment; kmajor_only:
 -- both operands K-major, those that are not copied so first (8-bit operands); staged: outputs
 -- through shared memory and the accelerator's stores, where the epilogue calls no function of
@@ -196,10 +196,10 @@ function M.template_locals(k)
   local staged = not (k.epilogue_tree and expr.calls_library(k.epilogue_tree))
   L.wgmma = (half and acc == "f32" and { e = "uint16_t", acc = "float", staged = staged,
       map = t == "bf16" and "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16" or "CU_TENSOR_MAP_DATA_TYPE_FLOAT16",
-      mma = "tkh_wgmma_256<" .. (t == "bf16" and "true" or "false") .. ", !AK, !BK>",
-      op = "wgmma.mma_async m64n256k16.f32." .. t .. "." .. t })
+      mma = "tkh_wgmma<" .. (t == "bf16" and "true" or "false") .. ", !decltype(AK)::value, !decltype(BK)::value>",
+      op = "wgmma.mma_async m64nBNk16.f32." .. t .. "." .. t })
     or (t == "i8" and acc == "i32" and { e = "int8_t", acc = "int32_t", staged = staged, kmajor_only = true,
-      map = "CU_TENSOR_MAP_DATA_TYPE_UINT8", mma = "tkh_wgmma_256_s8", op = "wgmma.mma_async m64n256k32.s32.s8.s8" })
+      map = "CU_TENSOR_MAP_DATA_TYPE_UINT8", mma = "tkh_wgmma_s8", op = "wgmma.mma_async m64nBNk32.s32.s8.s8" })
   L.mfma = (half and acc == "f32" and { e = "uint16_t", f = "uint64_t", acc = "tkh_f32x4", op = "tkh_mfma_" .. t, wide = true })
     or (t == "i8" and acc == "i32" and { e = "int8_t", f = "uint32_t", acc = "tkh_i32x4", op = "tkh_mfma_i8" })
     or (t == "f32" and acc == "f32" and { e = "float", f = "float", acc = "tkh_f32x4", op = "tkh_mfma_f32" })

@@ -20,29 +20,47 @@
 #include "tokitai_hip/codegen/plan.h"
 #include "tokitai_hip/codegen/scalar.h" /* TKH_HD */
 
-/* 128 x 256 outputs a block of two consumer warpgroups, each 64 x 256 (one m64n256 instruction per
+/* 128 x BN outputs a block of two consumer warpgroups, each 64 x BN (one m64nBN instruction per
  * 32 bytes along k: k16 of 16-bit elements, k32 of 8-bit ones), and a producer warpgroup whose
  * one thread issues the tensor memory accelerator's copies; a stage holds one 128-byte row along
- * k (64 16-bit elements, 128 8-bit ones) of a's 128 rows (m) and b's 256 rows (n), a's tile then
- * b's, each a whole number of 1024-byte atoms. E: an operand element's bytes. */
-template <int E> struct tkh_wg_tile_of {
+ * k (64 16-bit elements, 128 8-bit ones) of a's 128 rows (m) and b's BN rows (n), a's tile then
+ * b's, each a whole number of 1024-byte atoms. E: an operand element's bytes. BN: 256 (wide), or
+ * 128 (narrow, for plans whose wide tiles would leave multiprocessors idle: tkh_wg_narrow). */
+template <int E, int BN = 256> struct tkh_wg_tile_of {
     enum {
         bm = 128,
-        bn = 256,
+        bn = BN,
         bk = 128 / E, /* elements along k a stage */
         steps = 4,    /* instructions a stage, 32 bytes of k each */
-        stages = 4,   /* 4 x 48 KiB of the 227 KiB a block may have */
+        stages = BN == 256 ? 4 : 6, /* 4 x 48 KiB or 6 x 32 KiB of the 227 KiB a block may have */
         a_bytes = bm * 128,
         b_bytes = bn * 128,
         stage = a_bytes + b_bytes,
-        accs = 128, /* a consumer thread's 32-bit accumulators: 64 x 256 over 128 threads */
+        accs = bn / 2, /* a consumer thread's 32-bit accumulators: 64 x bn over 128 threads */
         threads = 384,
         box = 64 * 128, /* an MN-major operand's box of 64 rows; an output box of 64 x 64 */
         round = 128,    /* a consumer warpgroup's outputs go out 64 rows by 128 columns at a time */
-        out_bytes = 2 * 64 * round * 2 /* their shared memory: a round of each consumer warpgroup */
+        out_bytes = 2 * 64 * round * 2, /* their shared memory: a round of each consumer warpgroup */
+        smem = stages * stage + out_bytes + 1024 /* the dynamic shared memory: 1 KiB to align the stages */
     };
 };
 typedef tkh_wg_tile_of<2> tkh_wg_tile; /* the 16-bit products' */
+
+/* Whether plan p takes the narrow tiles on 'sms' multiprocessors (blocks persistent, one a
+ * multiprocessor): where the wide tiles' rounds over the multiprocessors would take longer than
+ * the narrow ones', a narrow round counted as 0.55 of a wide one (half the outputs; a's tile is
+ * read once for 128 columns instead of 256). So a plan of fewer wide tiles than half the
+ * multiprocessors (m = 128 against n = 4096) runs twice the blocks, one of n <= 128 computes no
+ * columns past 128, and one whose last wide round would be mostly idle spreads it. */
+TKH_HD static inline int tkh_wg_narrow(const tkh_plan *p, int64_t sms)
+{
+    const int64_t plane = p->size[1] * p->size[2];
+    if (sms <= 0 || plane <= 0)
+        return 0;
+    const int64_t rows = (p->size[2] + 127) / 128 * (p->count / plane);
+    const int64_t wide = (p->size[1] + 255) / 256 * rows, narrow = (p->size[1] + 127) / 128 * rows;
+    return 11 * ((narrow + sms - 1) / sms) < 20 * ((wide + sms - 1) / sms);
+}
 
 /* Byte offset of element (row, k) in a K-major tile: rows of 128 bytes (64 along k), the
  * 16-byte chunk k / 8 of row r stored at chunk (k / 8) ^ (r % 8). */
@@ -136,14 +154,15 @@ TKH_HD static inline int tkh_wg_geometry_over(const tkh_plan *p, unsigned x, int
     return 1;
 }
 
-/* Operand x of p (0: a, its rows m; 1: b, its rows n), K-major (a box of 128 bytes along k) or
- * MN-major (16-bit elements only: boxes of 64 rows by 64 k), elements of E bytes. */
+/* Operand x of p (0: a, its rows m; 1: b, its rows n), K-major (a box of 128 bytes along k by a
+ * tile's rows: bn of b's) or MN-major (16-bit elements only: boxes of 64 rows by 64 k), elements
+ * of E bytes. */
 TKH_HD static inline int tkh_wg_geometry_of(const tkh_plan *p, unsigned x, bool kmajor, tkh_wg_geometry *g,
-    unsigned E = 2)
+    unsigned E = 2, unsigned bn = tkh_wg_tile::bn)
 {
     const int r = x ? 1 : 2;
     const int64_t k = p->size[0] * (p->mode == TKH_PLAN_PARTIALS ? p->size[p->ndim - 1] : 1), rows = p->size[r];
-    return kmajor ? tkh_wg_geometry_over(p, x, 0, r, k, rows, 128 / E, x ? tkh_wg_tile::bn : tkh_wg_tile::bm, E, g)
+    return kmajor ? tkh_wg_geometry_over(p, x, 0, r, k, rows, 128 / E, x ? bn : tkh_wg_tile::bm, E, g)
                   : E == 2 && tkh_wg_geometry_over(p, x, r, 0, rows, k, 64, 64, E, g);
 }
 
@@ -279,6 +298,21 @@ TKH_HD static inline unsigned tkh_wg_acc_col(unsigned tid, unsigned v)
 template <bool b> struct tkh_bool {
     static constexpr bool value = b;
 };
+
+/* f(tkh_bool<ak>(), tkh_bool<bk>()): the operands' layouts (each K-major or not), known at run
+ * time, as compile-time choices for the code that needs them so (the transpose flags of the wgmma
+ * instruction are immediates): one kernel serves the four layouts, the choice made once a tile. */
+template <class F> TKH_HD static inline void tkh_wg_layouts(bool ak, bool bk, F &&f)
+{
+    if (ak && bk)
+        f(tkh_bool<true>(), tkh_bool<true>());
+    else if (ak)
+        f(tkh_bool<true>(), tkh_bool<false>());
+    else if (bk)
+        f(tkh_bool<false>(), tkh_bool<true>());
+    else
+        f(tkh_bool<false>(), tkh_bool<false>());
+}
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TKH_HAS_WGMMA 1
@@ -424,41 +458,44 @@ template <int n> static __device__ __forceinline__ void tkh_regs_more(void)
 
 /* Pins the accumulators at this point: the compiler sees them written by the wgmma asm, not by
  * its completion, so without this it could read them before the wait. */
-static __device__ __forceinline__ void tkh_wgmma_pin(float d[tkh_wg_tile::accs])
+template <int N> static __device__ __forceinline__ void tkh_wgmma_pin(float (&d)[N])
 {
 #pragma unroll
-    for (int i = 0; i < tkh_wg_tile::accs; ++i)
+    for (int i = 0; i < N; ++i)
         asm volatile("" : "+f"(d[i])::"memory");
 }
 
-static __device__ __forceinline__ void tkh_wgmma_pin(int32_t d[tkh_wg_tile::accs])
+template <int N> static __device__ __forceinline__ void tkh_wgmma_pin(int32_t (&d)[N])
 {
 #pragma unroll
-    for (int i = 0; i < tkh_wg_tile::accs; ++i)
+    for (int i = 0; i < N; ++i)
         asm volatile("" : "+r"(d[i])::"memory");
 }
 
 #define TKH_WG_D8(c, i) c(d[i]), c(d[i + 1]), c(d[i + 2]), c(d[i + 3]), c(d[i + 4]), c(d[i + 5]), c(d[i + 6]), c(d[i + 7])
 #define TKH_WG_D32(c, i) TKH_WG_D8(c, i), TKH_WG_D8(c, i + 8), TKH_WG_D8(c, i + 16), TKH_WG_D8(c, i + 24)
+#define TKH_WG_D64(c) TKH_WG_D32(c, 0), TKH_WG_D32(c, 32)
 #define TKH_WG_D128(c) TKH_WG_D32(c, 0), TKH_WG_D32(c, 32), TKH_WG_D32(c, 64), TKH_WG_D32(c, 96)
-#define TKH_WG_REGS128                                                                                               \
+#define TKH_WG_REGS64                                                                                                \
     TKH_WG_REGS8(0, 1, 2, 3, 4, 5, 6, 7) ", " TKH_WG_REGS8(8, 9, 10, 11, 12, 13, 14, 15) ", "                        \
     TKH_WG_REGS8(16, 17, 18, 19, 20, 21, 22, 23) ", " TKH_WG_REGS8(24, 25, 26, 27, 28, 29, 30, 31) ", "              \
     TKH_WG_REGS8(32, 33, 34, 35, 36, 37, 38, 39) ", " TKH_WG_REGS8(40, 41, 42, 43, 44, 45, 46, 47) ", "              \
-    TKH_WG_REGS8(48, 49, 50, 51, 52, 53, 54, 55) ", " TKH_WG_REGS8(56, 57, 58, 59, 60, 61, 62, 63) ", "              \
-    TKH_WG_REGS8(64, 65, 66, 67, 68, 69, 70, 71) ", " TKH_WG_REGS8(72, 73, 74, 75, 76, 77, 78, 79) ", "              \
-    TKH_WG_REGS8(80, 81, 82, 83, 84, 85, 86, 87) ", " TKH_WG_REGS8(88, 89, 90, 91, 92, 93, 94, 95) ", "              \
+    TKH_WG_REGS8(48, 49, 50, 51, 52, 53, 54, 55) ", " TKH_WG_REGS8(56, 57, 58, 59, 60, 61, 62, 63)
+#define TKH_WG_REGS128                                                                                               \
+    TKH_WG_REGS64 ", " TKH_WG_REGS8(64, 65, 66, 67, 68, 69, 70, 71) ", " TKH_WG_REGS8(72, 73, 74, 75, 76, 77, 78, 79) \
+    ", " TKH_WG_REGS8(80, 81, 82, 83, 84, 85, 86, 87) ", " TKH_WG_REGS8(88, 89, 90, 91, 92, 93, 94, 95) ", "          \
     TKH_WG_REGS8(96, 97, 98, 99, 100, 101, 102, 103) ", " TKH_WG_REGS8(104, 105, 106, 107, 108, 109, 110, 111) ", " \
     TKH_WG_REGS8(112, 113, 114, 115, 116, 117, 118, 119) ", " TKH_WG_REGS8(120, 121, 122, 123, 124, 125, 126, 127)
 #define TKH_WG_F(x) "+f"(x)
 #define TKH_WG_R(x) "+r"(x)
 #define TKH_WG_REGS8(a, b, c, d, e, f, g, h) "%" #a ", %" #b ", %" #c ", %" #d ", %" #e ", %" #f ", %" #g ", %" #h
 
-/* d += A B, m64n256k16, f32 accumulators (d[v] as tkh_wg_acc_row/col place it), A and B from
- * shared memory by descriptors; ta, tb: A (B) MN-major; the scale of d a predicate set to 1 (accumulate).
- * Operands 0-127 are d, 128 and 129 the descriptors. */
-template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_wgmma_256(float d[tkh_wg_tile::accs],
-    uint64_t a, uint64_t b)
+/* d += A B over 16-bit floats, f32 accumulators (d[v] as tkh_wg_acc_row/col place it), A and B
+ * from shared memory by descriptors; ta, tb: A (B) MN-major; the scale of d a predicate set to 1
+ * (accumulate). m64n256k16 (d: 128 registers; operands 0-127 are d, 128 and 129 the
+ * descriptors) or m64n128k16 (64 registers), by d's length. */
+template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_wgmma(float (&d)[128], uint64_t a,
+    uint64_t b)
 {
 #define TKH_WG_OP(type)                                                                                  \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %132, 0;\n"                                            \
@@ -474,9 +511,27 @@ template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_
 #undef TKH_WG_OP
 }
 
-/* d += A B, m64n256k32 over signed 8-bit operands, s32 accumulators (wrapping, as the i8
- * products' sums are defined), both operands K-major (the only layout of 8-bit operands). */
-static __device__ __forceinline__ void tkh_wgmma_256_s8(int32_t d[tkh_wg_tile::accs], uint64_t a, uint64_t b)
+template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_wgmma(float (&d)[64], uint64_t a,
+    uint64_t b)
+{
+#define TKH_WG_OP(type)                                                                                  \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"                                             \
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." type "." type " {" TKH_WG_REGS64         \
+                 "}, %64, %65, p, 1, 1, %66, %67;\n}\n"                                                 \
+                 : TKH_WG_D64(TKH_WG_F)                                                                 \
+                 : "l"(a), "l"(b), "n"(ta), "n"(tb), "r"(1)                                             \
+                 : "memory")
+    if (bf16)
+        TKH_WG_OP("bf16");
+    else
+        TKH_WG_OP("f16");
+#undef TKH_WG_OP
+}
+
+/* d += A B over signed 8-bit operands, s32 accumulators (wrapping, as the i8 products' sums are
+ * defined), both operands K-major (the only layout of 8-bit operands): m64n256k32 or m64n128k32,
+ * by d's length. */
+static __device__ __forceinline__ void tkh_wgmma_s8(int32_t (&d)[128], uint64_t a, uint64_t b)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {" TKH_WG_REGS128 "}, %128, %129, p;\n}\n"
@@ -484,12 +539,24 @@ static __device__ __forceinline__ void tkh_wgmma_256_s8(int32_t d[tkh_wg_tile::a
                  : "l"(a), "l"(b), "r"(1)
                  : "memory");
 }
+
+static __device__ __forceinline__ void tkh_wgmma_s8(int32_t (&d)[64], uint64_t a, uint64_t b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {" TKH_WG_REGS64 "}, %64, %65, p;\n}\n"
+                 : TKH_WG_D64(TKH_WG_R)
+                 : "l"(a), "l"(b), "r"(1)
+                 : "memory");
+}
+
 #undef TKH_WG_D8
 #undef TKH_WG_D32
+#undef TKH_WG_D64
 #undef TKH_WG_D128
 #undef TKH_WG_F
 #undef TKH_WG_R
 #undef TKH_WG_REGS8
+#undef TKH_WG_REGS64
 #undef TKH_WG_REGS128
 #endif
 
@@ -503,6 +570,7 @@ static __device__ __forceinline__ void tkh_wgmma_256_s8(int32_t d[tkh_wg_tile::a
 typedef struct tkh_wg_maps {
     CUtensorMap map[3];
     tkh_wg_geometry g[3];
+    int kmajor[2]; /* a's and b's layouts: K-major, else MN-major */
     int store;
 } tkh_wg_maps;
 
@@ -538,15 +606,17 @@ static inline int tkh_wg_encode(CUtensorMap *map, const tkh_wg_geometry *g, cons
  * driver refuses (cuTensorMapEncodeTiled, reached through the runtime's entry points, so that the
  * library needs no link to the driver's own library). The output's (at out, array out_index,
  * out_size bytes an element; 0 where the kernel stores directly) where it can be stored by the
- * accelerator, 2-byte elements (else m->store is 0: the outputs go one at a time). */
+ * accelerator, 2-byte elements (else m->store is 0: the outputs go one at a time). bn: the
+ * tile's columns (tkh_wg_tile_of), the rows of a K-major b's box. */
 static inline int tkh_wg_maps_of(tkh_wg_maps *m, const void *a, const void *b, void *out, const tkh_plan *p,
-    bool a_kmajor, bool b_kmajor, CUtensorMapDataType t, unsigned out_index, unsigned out_size)
+    bool a_kmajor, bool b_kmajor, CUtensorMapDataType t, unsigned out_index, unsigned out_size, unsigned bn)
 {
     const void *const base[2] = { a, b };
     const bool kmajor[2] = { a_kmajor, b_kmajor };
+    m->kmajor[0] = a_kmajor, m->kmajor[1] = b_kmajor;
     const unsigned E = t == CU_TENSOR_MAP_DATA_TYPE_UINT8 ? 1 : 2;
     for (unsigned x = 0; x < 2; ++x)
-        if (!tkh_wg_geometry_of(p, x, kmajor[x], &m->g[x], E) || !tkh_wg_encode(&m->map[x], &m->g[x], base[x], t))
+        if (!tkh_wg_geometry_of(p, x, kmajor[x], &m->g[x], E, bn) || !tkh_wg_encode(&m->map[x], &m->g[x], base[x], t))
             return 0;
     m->store = out_size == 2 && (uintptr_t)out % 16 == 0 && tkh_wg_out_geometry(p, out_index, &m->g[2])
         && tkh_wg_encode(&m->map[2], &m->g[2], out, CU_TENSOR_MAP_DATA_TYPE_UINT16);

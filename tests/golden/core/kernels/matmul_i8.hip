@@ -910,23 +910,25 @@ static int tkhk_matmul_i8_mfma_launch(int layout, unsigned grid, void *stream, c
 }
 #endif
 #if defined(TKH_PLATFORM_NVIDIA)
-/* Tiles of 128 x 256 outputs a block: two consumer warpgroups, each 64 x 256 of them as one wgmma
- * per 32 bytes along k (wgmma.mma_async m64n256k32.s32.s8.s8), both operands read from shared memory through matrix
- * descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies (8-bit operands
- * K-major only: the launcher copies them so); and a producer warpgroup, one thread of which
- * fills 4 stages of a's and b's tiles 128 bytes along k by the tensor memory accelerator's copies
- * (tokitai_hip/codegen/matrix_core_sm90.h). A stage's 'full' barrier tells the consumers its
- * bytes have landed, its 'empty' one the producer that every consumer warp is done with it, so
- * the copies run ahead across tiles, under the epilogue too.
+/* Tiles of 128 x BN outputs a block (BN 256, or 128 where tkh_wg_narrow says): two consumer
+ * warpgroups, each 64 x BN of them as one wgmma per 32 bytes along k
+ * (wgmma.mma_async m64nBNk32.s32.s8.s8), both operands read from shared memory through matrix
+ * descriptors in the 128-byte swizzled layouts, K-major or MN-major as each lies (8-bit operands K-major only:
+ * the launcher copies them so; the layouts come with the maps, one kernel for all four); and a
+ * producer warpgroup, one thread of which fills the stages of a's and b's tiles 128 bytes along k
+ * by the tensor memory accelerator's copies (tokitai_hip/codegen/matrix_core_sm90.h). A stage's
+ * 'full' barrier tells the consumers its bytes have landed, its 'empty' one the producer that
+ * every consumer warp is done with it, so the copies run ahead across tiles, under the epilogue
+ * too.
  * Blocks are persistent over the tiles. The body exists in sm_90a code alone (empty elsewhere);
  * the launcher takes this kernel only where that code runs, every chunk is whole and aligned and
  * the operands have tensor maps (docs/matmul.md). */
-template <bool AK, bool BK>
+template <int BN>
 __global__ void __launch_bounds__(384, 1) tkhk_matmul_i8_wgmma(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan tkhm_p,
     const __grid_constant__ tkh_wg_maps tkhm_maps)
 {
 #if defined(TKH_HAS_WGMMA)
-    typedef tkh_wg_tile_of<sizeof(int8_t)> T;
+    typedef tkh_wg_tile_of<sizeof(int8_t), BN> T;
     extern __shared__ __align__(128) unsigned char tkhm_smem[]; /* one name (and alignment) for every kernel of a unit */
     /* static shared memory only this body has: the launcher's sign */
     __shared__ __align__(8) uint64_t tkhm_full[T::stages], tkhm_empty[T::stages];
@@ -953,7 +955,7 @@ __global__ void __launch_bounds__(384, 1) tkhk_matmul_i8_wgmma(const int8_t *__r
         tkh_regs_fewer<40>();
         if (tid != 0)
             return;
-        const bool kmajor[2] = { AK, BK };
+        const bool kmajor[2] = { tkhm_maps.kmajor[0] != 0, tkhm_maps.kmajor[1] != 0 };
         const unsigned rows[2] = { T::bm, T::bn }, tile_at[2] = { 0, T::a_bytes };
         for (int64_t tile = blockIdx.x; tile < tkhm_tiles; tile += gridDim.x) {
             tkhk_matmul_i8_place(tkhm_p, tile, T::bm, T::bn, at, m0, n0);
@@ -987,12 +989,15 @@ __global__ void __launch_bounds__(384, 1) tkhk_matmul_i8_wgmma(const int8_t *__r
         for (int64_t kt = 0; kt < ktiles; ++kt) {
             tkh_mbar_wait(full0 + 8 * st, phase);
             const unsigned sa = s_addr + st * T::stage, sb = sa + T::a_bytes;
-            tkh_wgmma_pin(acc);
-            tkh_wgmma_fence();
+            auto steps = [&](auto AK, auto BK) { /* a's and b's layouts, tkh_bool */
+                tkh_wgmma_pin(acc);
+                tkh_wgmma_fence();
 #pragma unroll
-            for (unsigned j = 0; j < T::steps; ++j)
-                tkh_wgmma_256_s8(acc, tkh_wg_desc_at(sa, AK, 64 * wg, j), tkh_wg_desc_at(sb, BK, 0, j));
-            tkh_wgmma_commit();
+                for (unsigned j = 0; j < T::steps; ++j)
+                    tkh_wgmma_s8(acc, tkh_wg_desc_at(sa, AK.value, 64 * wg, j), tkh_wg_desc_at(sb, BK.value, 0, j));
+                tkh_wgmma_commit();
+            };
+            steps(tkh_bool<true>(), tkh_bool<true>());
             tkh_wgmma_wait<1>(); /* this warpgroup's k tile kt - 1 done: its stage is free */
             if (kt > 0 && ct % 32 == 0)
                 tkh_mbar_arrive(empty0 + 8 * last);
@@ -1031,8 +1036,8 @@ __global__ void __launch_bounds__(384, 1) tkhk_matmul_i8_wgmma(const int8_t *__r
                     tkh_bulk_wait_read(); /* the last round's stores have read the buffer */
                 tkh_warpgroup_sync(1 + wg);
 #pragma unroll
-                for (int q = 0; q < T::accs / 4; ++q) { /* constant bounds: acc stays in registers */
-                    const int v = h * T::accs / 2 + 2 * q;
+                for (int q = 0; q < T::round / 4; ++q) { /* constant bounds: acc stays in registers */
+                    const int v = h * T::round / 2 + 2 * q; /* a round's columns: T::round / 2 sums a thread */
                     const unsigned dm = tkh_wg_acc_dm(v), dn = tkh_wg_acc_dn(v); /* v + 1: column dn + 1 */
                     int32_t pair[2];
 #pragma unroll
@@ -1096,7 +1101,7 @@ static int tkhk_matmul_i8_wgmma_ask(int device)
     (void)device; /* the current one, which tkh_device_fact asks about */
     hipFuncAttributes f;
     int n = 0;
-    return hipFuncGetAttributes(&f, (const void *)tkhk_matmul_i8_wgmma<true, true>) == hipSuccess && f.sharedSizeBytes > 0
+    return hipFuncGetAttributes(&f, (const void *)tkhk_matmul_i8_wgmma<256>) == hipSuccess && f.sharedSizeBytes > 0
             && (n = tkh_mma_sms()) > 0
         ? n : -1;
 }
@@ -1110,24 +1115,26 @@ static int tkhk_matmul_i8_wgmma_here(int *sms)
     return *sms > 0;
 }
 
-/* The wgmma kernel for a's and b's layouts and their tensor maps, with its shared memory (the
- * stages and 1 KiB to align them), one block a multiprocessor at most (persistent), over at most
- * 'grid' blocks. */
-static int tkhk_matmul_i8_wgmma_launch(int a_kmajor, int b_kmajor, int sms, unsigned grid, void *stream,
+/* The wgmma kernel of tiles of 128 x 128 (narrow) or 128 x 256 outputs with the tensor maps made
+ * for them (and a's and b's layouts), with its shared memory, one block a multiprocessor at most
+ * (persistent), over at most 'grid' blocks. */
+static int tkhk_matmul_i8_wgmma_launch(int narrow, int sms, unsigned grid, void *stream,
     const tkh_wg_maps *maps, const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan *plan)
 {
-    typedef tkh_wg_tile T;
-    (void)a_kmajor, (void)b_kmajor; /* both K-major: the launcher's condition */
-    void (*const kernel)(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan, const tkh_wg_maps) = tkhk_matmul_i8_wgmma<true, true>;
-    const size_t bytes = (size_t)T::stages * T::stage + T::out_bytes + 1024; /* staged outputs, or looped sums */
+    typedef void (*kernel_fn)(const int8_t *__restrict__ p_a, const int8_t *__restrict__ p_b, int32_t *__restrict__ p_out, const tkh_plan, const tkh_wg_maps);
+    const kernel_fn kernel = narrow ? tkhk_matmul_i8_wgmma<128> : tkhk_matmul_i8_wgmma<256>;
+    typedef tkh_wg_tile_of<sizeof(int8_t), 256> W;
+    typedef tkh_wg_tile_of<sizeof(int8_t), 128> N;
+    const size_t bytes = narrow ? (size_t)N::smem : (size_t)W::smem; /* staged outputs, or looped sums */
     hipError_t e = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != hipSuccess)
         return (int)e;
-    const int64_t tiles = (plan->size[1] + T::bn - 1) / T::bn * ((plan->size[2] + T::bm - 1) / T::bm)
+    const int64_t bn = narrow ? (int64_t)N::bn : (int64_t)W::bn;
+    const int64_t tiles = (plan->size[1] + bn - 1) / bn * ((plan->size[2] + W::bm - 1) / W::bm)
         * (plan->count / (plan->size[1] * plan->size[2]));
     int64_t blocks = tiles < (int64_t)grid ? tiles : (int64_t)grid;
     blocks = blocks < sms ? blocks : sms;
-    hipLaunchKernelGGL(kernel, dim3((unsigned)(blocks > 0 ? blocks : 1)), dim3(T::threads), bytes, (hipStream_t)stream,
+    hipLaunchKernelGGL(kernel, dim3((unsigned)(blocks > 0 ? blocks : 1)), dim3(W::threads), bytes, (hipStream_t)stream,
         p_a, p_b, p_out, *plan, *maps);
     return (int)hipGetLastError();
 }
@@ -1428,11 +1435,13 @@ static int tkhk_matmul_i8_run(const void *const *inputs, void *const *outputs, c
     if (tkhk_matmul_i8_mma_fits(inputs, plan, &a_kmajor, &b_kmajor)) {
 #if defined(TKH_PLATFORM_NVIDIA)
         int sms = 0;
-        tkh_wg_maps maps;
-        if (a_kmajor && b_kmajor && tkhk_matmul_i8_wgmma_here(&sms)
-            && tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, CU_TENSOR_MAP_DATA_TYPE_UINT8,
-                2, sizeof(int32_t)))
-            return tkhk_matmul_i8_wgmma_launch(a_kmajor, b_kmajor, sms, grid, stream, &maps, (const int8_t *)inputs[0], (const int8_t *)inputs[1], (int32_t *)outputs[0], plan);
+        if (a_kmajor && b_kmajor && tkhk_matmul_i8_wgmma_here(&sms)) {
+            const int narrow = tkh_wg_narrow(plan, sms);
+            tkh_wg_maps maps;
+            if (tkh_wg_maps_of(&maps, inputs[0], inputs[1], outputs[0], plan, a_kmajor, b_kmajor, CU_TENSOR_MAP_DATA_TYPE_UINT8,
+                    2, sizeof(int32_t), narrow ? 128 : 256))
+                return tkhk_matmul_i8_wgmma_launch(narrow, sms, grid, stream, &maps, (const int8_t *)inputs[0], (const int8_t *)inputs[1], (int32_t *)outputs[0], plan);
+        }
 #endif
         return tkhk_matmul_i8_mma_launch(a_kmajor, b_kmajor, grid, stream, (const int8_t *)inputs[0], (const int8_t *)inputs[1], (int32_t *)outputs[0], plan);
     }
