@@ -196,10 +196,10 @@ function M.template_locals(k)
   local staged = not (k.epilogue_tree and expr.calls_library(k.epilogue_tree))
   L.wgmma = (half and acc == "f32" and { e = "uint16_t", acc = "float", staged = staged,
       map = t == "bf16" and "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16" or "CU_TENSOR_MAP_DATA_TYPE_FLOAT16",
-      mma = "tkh_wgmma<" .. (t == "bf16" and "true" or "false") .. ", !decltype(AK)::value, !decltype(BK)::value>",
+      mma = "tkh_wgmma<T::bn, " .. (t == "bf16" and "true" or "false") .. ", !decltype(AK)::value, !decltype(BK)::value>",
       op = "wgmma.mma_async m64nBNk16.f32." .. t .. "." .. t })
     or (t == "i8" and acc == "i32" and { e = "int8_t", acc = "int32_t", staged = staged, kmajor_only = true,
-      map = "CU_TENSOR_MAP_DATA_TYPE_UINT8", mma = "tkh_wgmma_s8", op = "wgmma.mma_async m64nBNk32.s32.s8.s8" })
+      map = "CU_TENSOR_MAP_DATA_TYPE_UINT8", mma = "tkh_wgmma_s8<T::bn>", op = "wgmma.mma_async m64nBNk32.s32.s8.s8" })
   L.mfma = (half and acc == "f32" and { e = "uint16_t", f = "uint64_t", acc = "tkh_f32x4", op = "tkh_mfma_" .. t, wide = true })
     or (t == "i8" and acc == "i32" and { e = "int8_t", f = "uint32_t", acc = "tkh_i32x4", op = "tkh_mfma_i8" })
     or (t == "f32" and acc == "f32" and { e = "float", f = "float", acc = "tkh_f32x4", op = "tkh_mfma_f32" })

@@ -490,65 +490,51 @@ template <int N> static __device__ __forceinline__ void tkh_wgmma_pin(int32_t (&
 #define TKH_WG_R(x) "+r"(x)
 #define TKH_WG_REGS8(a, b, c, d, e, f, g, h) "%" #a ", %" #b ", %" #c ", %" #d ", %" #e ", %" #f ", %" #g ", %" #h
 
-/* d += A B over 16-bit floats, f32 accumulators (d[v] as tkh_wg_acc_row/col place it), A and B
- * from shared memory by descriptors; ta, tb: A (B) MN-major; the scale of d a predicate set to 1
- * (accumulate). m64n256k16 (d: 128 registers; operands 0-127 are d, 128 and 129 the
- * descriptors) or m64n128k16 (64 registers), by d's length. */
-template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_wgmma(float (&d)[128], uint64_t a,
+/* d += A B over 16-bit floats, f32 accumulators (d[v] as tkh_wg_acc_dm and _dn place it), A
+ * and B from shared memory by descriptors; ta, tb: A (B) MN-major; the scale of d a predicate set
+ * to 1 (accumulate). m64n256k16 (n 256: d[0] to d[127]; operands 0-127 are d, 128 and 129 the
+ * descriptors) or m64n128k16 (n 128: d[0] to d[63]). */
+template <int n, bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_wgmma(float *d, uint64_t a,
     uint64_t b)
 {
-#define TKH_WG_OP(type)                                                                                  \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %132, 0;\n"                                            \
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." type "." type " {" TKH_WG_REGS128        \
-                 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"                                             \
-                 : TKH_WG_D128(TKH_WG_F)                                                                \
+    static_assert(n == 256 || n == 128, "m64n256k16 or m64n128k16");
+#define TKH_WG_OP(shape, regs, dd, da, db, dta, dtb, dp, type)                                        \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " dp ", 0;\n"                                          \
+                 "wgmma.mma_async.sync.aligned." shape ".f32." type "." type " {" regs "}, " da ", " db    \
+                 ", p, 1, 1, " dta ", " dtb ";\n}\n"                                                      \
+                 : dd(TKH_WG_F)                                                                         \
                  : "l"(a), "l"(b), "n"(ta), "n"(tb), "r"(1)                                             \
                  : "memory")
-    if (bf16)
-        TKH_WG_OP("bf16");
+    if (n == 256 && bf16)
+        TKH_WG_OP("m64n256k16", TKH_WG_REGS128, TKH_WG_D128, "%128", "%129", "%130", "%131", "%132", "bf16");
+    else if (n == 256)
+        TKH_WG_OP("m64n256k16", TKH_WG_REGS128, TKH_WG_D128, "%128", "%129", "%130", "%131", "%132", "f16");
+    else if (bf16)
+        TKH_WG_OP("m64n128k16", TKH_WG_REGS64, TKH_WG_D64, "%64", "%65", "%66", "%67", "%68", "bf16");
     else
-        TKH_WG_OP("f16");
-#undef TKH_WG_OP
-}
-
-template <bool bf16, int ta, int tb> static __device__ __forceinline__ void tkh_wgmma(float (&d)[64], uint64_t a,
-    uint64_t b)
-{
-#define TKH_WG_OP(type)                                                                                  \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"                                             \
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." type "." type " {" TKH_WG_REGS64         \
-                 "}, %64, %65, p, 1, 1, %66, %67;\n}\n"                                                 \
-                 : TKH_WG_D64(TKH_WG_F)                                                                 \
-                 : "l"(a), "l"(b), "n"(ta), "n"(tb), "r"(1)                                             \
-                 : "memory")
-    if (bf16)
-        TKH_WG_OP("bf16");
-    else
-        TKH_WG_OP("f16");
+        TKH_WG_OP("m64n128k16", TKH_WG_REGS64, TKH_WG_D64, "%64", "%65", "%66", "%67", "%68", "f16");
 #undef TKH_WG_OP
 }
 
 /* d += A B over signed 8-bit operands, s32 accumulators (wrapping, as the i8 products' sums are
  * defined), both operands K-major (the only layout of 8-bit operands): m64n256k32 or m64n128k32,
- * by d's length. */
-static __device__ __forceinline__ void tkh_wgmma_s8(int32_t (&d)[128], uint64_t a, uint64_t b)
+ * by n. */
+template <int n> static __device__ __forceinline__ void tkh_wgmma_s8(int32_t *d, uint64_t a, uint64_t b)
 {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {" TKH_WG_REGS128 "}, %128, %129, p;\n}\n"
-                 : TKH_WG_D128(TKH_WG_R)
-                 : "l"(a), "l"(b), "r"(1)
-                 : "memory");
+    static_assert(n == 256 || n == 128, "m64n256k32 or m64n128k32");
+    if (n == 256)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {" TKH_WG_REGS128 "}, %128, %129, p;\n}\n"
+                     : TKH_WG_D128(TKH_WG_R)
+                     : "l"(a), "l"(b), "r"(1)
+                     : "memory");
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {" TKH_WG_REGS64 "}, %64, %65, p;\n}\n"
+                     : TKH_WG_D64(TKH_WG_R)
+                     : "l"(a), "l"(b), "r"(1)
+                     : "memory");
 }
-
-static __device__ __forceinline__ void tkh_wgmma_s8(int32_t (&d)[64], uint64_t a, uint64_t b)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {" TKH_WG_REGS64 "}, %64, %65, p;\n}\n"
-                 : TKH_WG_D64(TKH_WG_R)
-                 : "l"(a), "l"(b), "r"(1)
-                 : "memory");
-}
-
 #undef TKH_WG_D8
 #undef TKH_WG_D32
 #undef TKH_WG_D64

@@ -659,7 +659,7 @@ __global__ void __launch_bounds__(384, 1) tkhk_linear_relu_bf16_wgmma(const uint
                 tkh_wgmma_fence();
 #pragma unroll
                 for (unsigned j = 0; j < T::steps; ++j)
-                    tkh_wgmma<true, !decltype(AK)::value, !decltype(BK)::value>(acc, tkh_wg_desc_at(sa, AK.value, 64 * wg, j), tkh_wg_desc_at(sb, BK.value, 0, j));
+                    tkh_wgmma<T::bn, true, !decltype(AK)::value, !decltype(BK)::value>(acc, tkh_wg_desc_at(sa, AK.value, 64 * wg, j), tkh_wg_desc_at(sb, BK.value, 0, j));
                 tkh_wgmma_commit();
             };
             tkh_wg_layouts(tkhm_maps.kmajor[0] != 0, tkhm_maps.kmajor[1] != 0, steps);

@@ -994,7 +994,7 @@ __global__ void __launch_bounds__(384, 1) tkhk_matmul_i8_wgmma(const int8_t *__r
                 tkh_wgmma_fence();
 #pragma unroll
                 for (unsigned j = 0; j < T::steps; ++j)
-                    tkh_wgmma_s8(acc, tkh_wg_desc_at(sa, AK.value, 64 * wg, j), tkh_wg_desc_at(sb, BK.value, 0, j));
+                    tkh_wgmma_s8<T::bn>(acc, tkh_wg_desc_at(sa, AK.value, 64 * wg, j), tkh_wg_desc_at(sb, BK.value, 0, j));
                 tkh_wgmma_commit();
             };
             steps(tkh_bool<true>(), tkh_bool<true>());
