@@ -301,7 +301,7 @@ template <bool b> struct tkh_bool {
 
 /* f(tkh_bool<ak>(), tkh_bool<bk>()): the operands' layouts (each K-major or not), known at run
  * time, as compile-time choices for the code that needs them so (the transpose flags of the wgmma
- * instruction are immediates): one kernel serves the four layouts, the choice made once a tile. */
+ * instruction are immediates): one kernel serves the four layouts, the choice made at each stage. */
 template <class F> TKH_HD static inline void tkh_wg_layouts(bool ak, bool bk, F &&f)
 {
     if (ak && bk)
