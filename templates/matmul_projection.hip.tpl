@@ -42,8 +42,8 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_w(uint64_t seed, int64_t
         w[j] = tkh_projection_weight(seed, j);
 }
 
-/* One term of a block's sums of b's row: its weight's sign (integers: the odd weight) times
- * v, and |v|. */
+/* One term of a block's weighted sums (of b's row, of an output row): its weight's sign
+ * (integers: the odd weight) times v, and |v|. */
 static __device__ __forceinline__ void $(k.symbol)_proj_term(uint64_t w, $(Y) v, $(Y) &sy, double &sz)
 {
 @   if float then
@@ -445,11 +445,8 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
         double lhs = 0, sabs = 0, xs = 0, cabs = 0;
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u) {
-            const bool plus = w[u] & 1;
-            lhs += plus ? v[u] : -v[u];
-            sabs += fabs(v[u]);
-            xs += plus ? x[u] : -x[u];
-            cabs += fabs(x[u]);
+            $(k.symbol)_proj_term(w[u], v[u], lhs, sabs);
+            $(k.symbol)_proj_term(w[u], x[u], xs, cabs);
         }
         for (unsigned d = 16; d > 0; d /= 2) {
             lhs += tkh_lane_xor(lhs, d);
@@ -480,9 +477,10 @@ __global__ void __launch_bounds__(256) $(k.symbol)_proj_cmp($(X and ("const " ..
             w[u] = j < j1 ? wt[j] : 0;
         }
         $(Y) lhs = 0;
+        double none = 0; /* integers sum no magnitudes */
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
-            lhs += (w[u] | 1) * v[u];
+            $(k.symbol)_proj_term(w[u], v[u], lhs, none);
         for (unsigned d = 16; d > 0; d /= 2)
             lhs += tkh_lane_xor(lhs, d);
         const $(Y) r = $(k.symbol)_proj_in_order(($(Y))0, r_held, rhs, part, t, pa.chunks, lane);

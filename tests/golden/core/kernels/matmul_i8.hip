@@ -436,8 +436,8 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_w(uint64_t seed, int6
         w[j] = tkh_projection_weight(seed, j);
 }
 
-/* One term of a block's sums of b's row: its weight's sign (integers: the odd weight) times
- * v, and |v|. */
+/* One term of a block's weighted sums (of b's row, of an output row): its weight's sign
+ * (integers: the odd weight) times v, and |v|. */
 static __device__ __forceinline__ void tkhk_matmul_i8_proj_term(uint64_t w, uint64_t v, uint64_t &sy, double &sz)
 {
     (void)sz;
@@ -703,9 +703,10 @@ __global__ void __launch_bounds__(256) tkhk_matmul_i8_proj_cmp(const int32_t *__
             w[u] = j < j1 ? wt[j] : 0;
         }
         uint64_t lhs = 0;
+        double none = 0; /* integers sum no magnitudes */
 #pragma unroll
         for (int u = 0; u < TKH_PROJECTION_BLOCK / 32; ++u)
-            lhs += (w[u] | 1) * v[u];
+            tkhk_matmul_i8_proj_term(w[u], v[u], lhs, none);
         for (unsigned d = 16; d > 0; d /= 2)
             lhs += tkh_lane_xor(lhs, d);
         const uint64_t r = tkhk_matmul_i8_proj_in_order((uint64_t)0, r_held, rhs, part, t, pa.chunks, lane);
