@@ -149,6 +149,8 @@ def rate_row(args, op, type_, m, n, k, batch=()):
     if "device_seconds" in mine:
         row["ours_tflops"] = flops / mine["device_seconds"]["median"] * 1e-12
         row["ratio"] = theirs / mine["device_seconds"]["median"]
+    if "enqueue_seconds" in mine:  # the call's host work, inside the device time (small m)
+        row["enqueue_us"] = mine["enqueue_seconds"]["median"] * 1e6
     if "checked_call_seconds" in mine:  # the check's cost beside the product's device time
         row["check_share"] = mine["checked_call_seconds"] / mine["device_seconds"]["median"] - 1
     torch.cuda.empty_cache()
@@ -166,12 +168,15 @@ def layers(args):
             for type_ in args.types.split(",")]
     json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "results": rows},
               sys.stdout, indent=1)
-    print("| op | type | batch x m x n x k | ours TFLOP/s | torch TFLOP/s | ours / torch |", file=sys.stderr)
-    print("| --- | --- | --- | --- | --- | --- |", file=sys.stderr)
+    print("| op | type | batch x m x n x k | ours TFLOP/s | torch TFLOP/s | ours / torch | ours us (host) |",
+          file=sys.stderr)
+    print("| --- | --- | --- | --- | --- | --- | --- |", file=sys.stderr)
     for r in rows:
         size = "x".join(map(str, r["batch"] + [r["m"], r["n"], r["k"]]))
+        us = r["ours"]["device_seconds"]["median"] * 1e6 if "device_seconds" in r["ours"] else float("nan")
         print(f"| {r['op']} | {r['type']} | {size} | {r.get('ours_tflops', float('nan')):.1f} | "
-              f"{r['torch_tflops']:.1f} | {r.get('ratio', float('nan')):.3f} |", file=sys.stderr)
+              f"{r['torch_tflops']:.1f} | {r.get('ratio', float('nan')):.3f} | {us:.1f} ({r.get('enqueue_us', float('nan')):.1f}) |",
+              file=sys.stderr)
 
 
 def main():

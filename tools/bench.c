@@ -51,15 +51,18 @@ static void spread(double *v, int n, double out[3])
 
 /* Times 'reps' enqueues of kernel k after 3 warm-ups with GPU events: the tensor call
  * over 'tensors' when given, else the device entry point when grid is 0, else the raw
- * launcher at that grid. 'times' gets the median, 10th and 90th percentiles in seconds.
- * Returns 0; 1 after a runtime failure (said on stderr); 2 when the entry point failed
- * (tkh_last_error says why). */
+ * launcher at that grid. 'times' gets the median, 10th and 90th percentiles in seconds, and
+ * 'enqueue' (unless NULL; then 'samples' holds 2 reps) those of the call's own time on the
+ * host's clock (its host work: the device is idle under it where the call's first kernel
+ * waits for it, as in every timing). Returns 0; 1 after a runtime failure (said on stderr);
+ * 2 when the entry point failed (tkh_last_error says why). */
 static int time_on_device(tkh_context *ctx, const tkh_kernel_info *k, const tkh_args *args,
     const tkh_tensor_args *tensors, size_t n, unsigned grid, hipEvent_t start, hipEvent_t stop,
-    double *samples, int reps, double times[3])
+    double *samples, int reps, double times[3], double enqueue[3])
 {
     for (int r = -3; r < reps; ++r) {
         CHECK_OR(hipEventRecord(start, NULL), return 1);
+        const double t0 = now();
         if (tensors != NULL) {
             if (tkh_tensor_call(ctx, k, tensors, NULL) != TKH_OK)
                 return 2;
@@ -69,14 +72,19 @@ static int time_on_device(tkh_context *ctx, const tkh_kernel_info *k, const tkh_
         } else {
             CHECK_OR(k->launch(args->inputs, args->outputs, args->scalars, n, grid, k->block, NULL, NULL), return 1);
         }
+        const double host = now() - t0;
         CHECK_OR(hipEventRecord(stop, NULL), return 1);
         CHECK_OR(hipEventSynchronize(stop), return 1);
         float ms = 0;
         CHECK_OR(hipEventElapsedTime(&ms, start, stop), return 1);
         if (r >= 0)
             samples[r] = ms * 1e-3;
+        if (r >= 0 && enqueue != NULL)
+            samples[reps + r] = host;
     }
     spread(samples, reps, times);
+    if (enqueue != NULL)
+        spread(samples + reps, reps, enqueue);
     return 0;
 }
 
@@ -144,7 +152,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
 
     /* Device entry point, timed on the GPU; then a device-to-device copy of the first
      * input's bytes, the bandwidth an elementwise kernel is held to (bytes read + written). */
-    if ((timed = time_on_device(ctx, k, &dev_args, NULL, n, 0, start, stop, samples, reps, device)) != 0)
+    if ((timed = time_on_device(ctx, k, &dev_args, NULL, n, 0, start, stop, samples, reps, device, NULL)) != 0)
         goto fail_or_done;
     double copy[3] = { INFINITY, 0, 0 }; /* outputs of n elements: a reduction's is one */
     for (int r = -3; r < reps && k->out_count == 0; ++r) {
@@ -210,7 +218,7 @@ int tkh_bench_case(tkh_context *ctx, const tkh_kernel_info *k, size_t n, int rep
         for (size_t m = 0; m < sizeof per_unit / sizeof per_unit[0] && units > 0; ++m) {
             double med[3];
             if ((timed = time_on_device(ctx, k, &dev_args, NULL, n, units * per_unit[m], start,
-                     stop, samples, reps, med)) != 0)
+                     stop, samples, reps, med, NULL)) != 0)
                 goto fail_or_done;
             used += (size_t)snprintf(sweep + used, sizeof sweep - used, "%s{\"blocks_per_unit\": %u, \"tb_per_s\": %.6g}",
                 m ? ", " : "", per_unit[m], bytes / med[0] * 1e-12);
@@ -328,7 +336,7 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
     unsigned char scalar_bytes[TKH_MAX_SCALARS][8];
     const void *scalars[TKH_MAX_SCALARS];
     bench_scalars(k, scalar_bytes, scalars);
-    double *samples = malloc(sizeof(double) * (size_t)reps), device[3] = { 0 };
+    double *samples = malloc(sizeof(double) * 2 * (size_t)reps), device[3] = { 0 }, enqueue[3] = { 0 };
     hipEvent_t start = NULL, stop = NULL;
     const tkh_oracle_policy off = { TKH_ORACLE_OFF, 0, 0 };
     /* Bytes moved: each input's own elements read once, plus the outputs written once (a
@@ -357,7 +365,7 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
         goto fail;
     CHECK(hipEventCreate(&start));
     CHECK(hipEventCreate(&stop));
-    if ((timed = time_on_device(ctx, k, NULL, &args, 0, 0, start, stop, samples, reps, device)) != 0)
+    if ((timed = time_on_device(ctx, k, NULL, &args, 0, 0, start, stop, samples, reps, device, enqueue)) != 0)
         goto fail_or_done;
     /* Then, warm, the fastest of 3 checked calls on the host's clock (enqueue, the device
      * oracle's check, its verdict): beside the device time, what the check costs. */
@@ -402,6 +410,8 @@ int tkh_bench_tensor_case(tkh_context *ctx, const tkh_kernel_info *k, const tool
            "   \"device_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g}, \"device_tb_per_s\": %.6g",
         first ? "" : ",\n", k->op, k->type, shapes, transposed, axes, axial && t->keepdims ? "true" : "false",
         out_shape, bytes, reps, device[0], device[1], device[2], bytes / device[0] * 1e-12);
+    printf(",\n   \"enqueue_seconds\": {\"median\": %.9g, \"p10\": %.9g, \"p90\": %.9g}", enqueue[0], enqueue[1],
+        enqueue[2]);
     if (ops > 0)
         printf(", \"operations\": %.0f, \"device_tops_per_s\": %.6g", ops, ops / device[0] * 1e-12);
     if (checked > 0)
