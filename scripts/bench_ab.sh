@@ -3,9 +3,10 @@
 # `git diff main...BRANCH > PATCH` made beforehand: builders have no history), each built with
 # the matrix products alone, then scripts/bench_matmul.py over both, alternately, ROUNDS
 # times (default 2), so that both see the same device and clocks (AB_OPS, AB_TYPES: the ops and
-# types built). Extra arguments go to
+# types built; AB_TEST: a ctest regular expression run on the variant's build first, a
+# failure ending the run: a variant's first run on a GPU). Extra arguments go to
 # bench_matmul.py (default: --types f32,bf16 --sizes 4096,8192 --oracle projected).
-# Logs in $OUT (default ./ab-run): build-main.log, build-variant.log, bench.log.
+# Logs in $OUT (default ./ab-run): build-main.log, build-variant.log, test-variant.log, bench.log.
 #   bash scripts/bench_ab.sh f32-occupancy.patch --types f32 --oracle off
 set -uo pipefail
 patch_file=$(realpath "$1") && shift || { echo "usage: bench_ab.sh PATCH [bench_matmul.py options]" >&2; exit 2; }
@@ -29,6 +30,11 @@ for side in main variant; do
   { cmake -S "$src" -B "$src/build-ab" "${configure[@]}" && cmake --build "$src/build-ab"; } \
     > "$out/build-$side.log" 2>&1 || { echo "bench_ab.sh: the $side build failed (build-$side.log)" >&2; exit 1; }
 done
+if [ -n "${AB_TEST:-}" ]; then
+  ctest --test-dir "$variant/build-ab" -R "$AB_TEST" --timeout 300 --output-on-failure > "$out/test-variant.log" 2>&1 \
+    || { echo "bench_ab.sh: the variant failed ctest -R '$AB_TEST' (test-variant.log)" >&2; exit 1; }
+  grep -E "tests passed" "$out/test-variant.log"
+fi
 for ((r = 1; r <= rounds; ++r)); do
   for side in main variant; do
     src=$tree; [ $side = main ] || src=$variant
