@@ -344,6 +344,24 @@ static void ops_products_declare_extra_inputs(void **state)
         "only a matrix product's inputs may be rows");
 }
 
+#define MM_TYPED(type, fields) "ops([[\nmatmul { name = 'g', semantics = 's', types = { '" type "' }, " fields " }\n]])"
+
+/* A product's output type keeps the check's meaning: floats within a bound, integers exactly
+ * modulo 2^bits of the accumulator. Wider or other float outputs are fine. */
+static void ops_products_choose_an_output_type(void **state)
+{
+    expect_text(*state, KERNEL_OF(MM_TYPED("f16", "output = 'f32'"), "k.out_type.name .. k.acc.name"), "f32f32");
+    expect_text(*state, KERNEL_OF(MM_TYPED("f32", "output = 'bf16'"), "k.out_type.name"), "bf16");
+    expect_text(*state, KERNEL_OF(MM_TYPED("i8", "output = 'i64'"), "k.out_type.name .. k.acc.name"), "i64i32");
+    expect_error(*state, MM_TYPED("f16", "output = 'i32'"),
+        "output for f16: i32 is not a float type (a float product's output is f16, bf16, f32 or f64)");
+    expect_error(*state, MM_TYPED("f32", "output = 'bool'"), "output for f32: bool is not a float type");
+    expect_error(*state, MM_TYPED("i8", "output = 'f32'"), "output for i8: f32 is not an integer type");
+    expect_error(*state, MM_TYPED("i8", "output = 'i8'"),
+        "output for i8: i8 is narrower than the accumulator i32 (an integer product's output holds the sum "
+        "modulo 2^32: an integer type of at least 32 bits)");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -357,6 +375,7 @@ int main(void)
         T(expressions_carry_error_bounds), T(expressions_reject_what_no_bound_follows),
         T(expressions_rewrite_a_subexpression), T(ops_reductions_declare_an_identity_or_a_start),
         T(ops_compare_takes_an_absolute_floor), T(ops_products_declare_extra_inputs),
+        T(ops_products_choose_an_output_type),
     };
     return cmocka_run_group_tests_name("generator", tests, NULL, NULL);
 }

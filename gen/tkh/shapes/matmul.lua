@@ -86,6 +86,18 @@ function M.kernels(def, op, fail, filter)
     if acc.domain ~= t.domain or acc.bits < t.bits then
       fail("accumulator for %s: %s holds neither its products nor its domain", tname, acc.name)
     end
+    -- The check compares a float output within the epilogue's bound, an integer one exactly
+    -- modulo 2^bits of the accumulator: the output must keep that meaning (a float sum cast
+    -- to an integer would truncate, a narrower integer would drop the bits compared).
+    if out_type.domain ~= t.domain then
+      fail("output for %s: %s is not a%s type (a %s product's output is %s)", tname, out_type.name,
+        t.domain == "float" and " float" or "n integer", t.domain,
+        t.domain == "float" and "f16, bf16, f32 or f64" or "an integer type of at least its accumulator's bits")
+    end
+    if t.domain == "integer" and out_type.bits < acc.bits then
+      fail("output for %s: %s is narrower than the accumulator %s (an integer product's output holds the sum "
+        .. "modulo 2^%d: an integer type of at least %d bits)", tname, out_type.name, acc.name, acc.bits, acc.bits)
+    end
     local function typed(o)
       local x = types.by_name[o.type == "T" and tname or o.type == "ACC" and acc.name or o.type == "OUT"
         and out_type.name or o.type]
