@@ -43,18 +43,34 @@ static int $(k.symbol)_run(const void *const *inputs, void *const *outputs, cons
 
 /* The sums of a split plan's slices of k (the partials, [split][count] in the order of the
  * outputs' index: batch, m, n), each output's added in the order of the slices, then its
- * epilogue and store. */
+ * epilogue and store. A block takes TKHM_SLICE_COLS columns of one output row at a time, a
+ * thread 4 of them 256 apart (its loads issued together, each warp's contiguous): where the row
+ * and its batch are worked out once for the 4, not three 64-bit divisions an output. */
+#define TKHM_SLICE_COLS 1024
 __global__ void __launch_bounds__(256) $(k.symbol)_slices($(table.concat(params, ", ")), const tkh_plan tkhm_p,
     const $(R) *__restrict__ part)
 {
     const int64_t n = tkhm_p.size[1], m = tkhm_p.size[2], count = tkhm_p.count;
-    for (int64_t i = (int64_t)blockIdx.x * 256 + threadIdx.x; i < count; i += (int64_t)gridDim.x * 256) {
-        $(R) sum = part[i];
+    const int64_t segments = (n + TKHM_SLICE_COLS - 1) / TKHM_SLICE_COLS, pieces = count / n * segments;
+    for (int64_t g = blockIdx.x; g < pieces; g += gridDim.x) {
+        const int64_t r = g / segments, j0 = g % segments * TKHM_SLICE_COLS + threadIdx.x;
+        const $(R) *const row = part + r * n;
+        $(R) sum[TKHM_SLICE_COLS / 256] = {};
+#pragma unroll
+        for (int e = 0; e < TKHM_SLICE_COLS / 256; ++e)
+            if (j0 + 256 * e < n)
+                sum[e] = row[j0 + 256 * e];
         for (int s = 1; s < tkhm_p.split; ++s)
-            sum += part[s * count + i];
+#pragma unroll
+            for (int e = 0; e < TKHM_SLICE_COLS / 256; ++e)
+                if (j0 + 256 * e < n)
+                    sum[e] += row[s * count + j0 + 256 * e];
         int64_t at[$(#k.inputs + 1)];
-        $(k.symbol)_batch(tkhm_p, i / (n * m), at);
-        $(k.symbol)_finish($(pass), tkhm_p, at, i / n % m, i % n, sum);
+        $(k.symbol)_batch(tkhm_p, r / m, at);
+#pragma unroll
+        for (int e = 0; e < TKHM_SLICE_COLS / 256; ++e)
+            if (j0 + 256 * e < n)
+                $(k.symbol)_finish($(pass), tkhm_p, at, r % m, j0 + 256 * e, sum[e]);
     }
 }
 
@@ -93,7 +109,7 @@ extern "C" TKH_HIDDEN int $(k.launch)_plan(const void *const *inputs, void *cons
     int e = $(k.symbol)_run(inputs, part, scalars, &q, more < (1u << 20) ? (unsigned)more : (1u << 20), block, stream);
     if (e != 0)
         return e;
-    const int64_t blocks = (plan->count + 255) / 256;
+    const int64_t blocks = plan->count / plan->size[1] * ((plan->size[1] + TKHM_SLICE_COLS - 1) / TKHM_SLICE_COLS);
     hipLaunchKernelGGL($(k.symbol)_slices, dim3((unsigned)(blocks < 4096 ? blocks : 4096)), dim3(256), 0,
         (hipStream_t)stream, $(table.concat(args, ", ")), *plan, (const $(R) *)scratch);
     return (int)hipGetLastError();
@@ -152,3 +168,4 @@ extern "C" TKH_HIDDEN int $(k.launch)_nearest(const tkh_plan *plan)
 #undef TKHM_BN
 #undef TKHM_BK
 #undef TKHM_PAD
+#undef TKHM_SLICE_COLS

@@ -751,18 +751,34 @@ static int tkhk_scaled_residual_f32_run(const void *const *inputs, void *const *
 
 /* The sums of a split plan's slices of k (the partials, [split][count] in the order of the
  * outputs' index: batch, m, n), each output's added in the order of the slices, then its
- * epilogue and store. */
+ * epilogue and store. A block takes TKHM_SLICE_COLS columns of one output row at a time, a
+ * thread 4 of them 256 apart (its loads issued together, each warp's contiguous): where the row
+ * and its batch are worked out once for the 4, not three 64-bit divisions an output. */
+#define TKHM_SLICE_COLS 1024
 __global__ void __launch_bounds__(256) tkhk_scaled_residual_f32_slices(const float *__restrict__ p_x, const float *__restrict__ p_weight, const float *__restrict__ p_scale, const float *__restrict__ p_residual, float *__restrict__ p_out, const tkh_plan tkhm_p,
     const float *__restrict__ part)
 {
     const int64_t n = tkhm_p.size[1], m = tkhm_p.size[2], count = tkhm_p.count;
-    for (int64_t i = (int64_t)blockIdx.x * 256 + threadIdx.x; i < count; i += (int64_t)gridDim.x * 256) {
-        float sum = part[i];
+    const int64_t segments = (n + TKHM_SLICE_COLS - 1) / TKHM_SLICE_COLS, pieces = count / n * segments;
+    for (int64_t g = blockIdx.x; g < pieces; g += gridDim.x) {
+        const int64_t r = g / segments, j0 = g % segments * TKHM_SLICE_COLS + threadIdx.x;
+        const float *const row = part + r * n;
+        float sum[TKHM_SLICE_COLS / 256] = {};
+#pragma unroll
+        for (int e = 0; e < TKHM_SLICE_COLS / 256; ++e)
+            if (j0 + 256 * e < n)
+                sum[e] = row[j0 + 256 * e];
         for (int s = 1; s < tkhm_p.split; ++s)
-            sum += part[s * count + i];
+#pragma unroll
+            for (int e = 0; e < TKHM_SLICE_COLS / 256; ++e)
+                if (j0 + 256 * e < n)
+                    sum[e] += row[s * count + j0 + 256 * e];
         int64_t at[5];
-        tkhk_scaled_residual_f32_batch(tkhm_p, i / (n * m), at);
-        tkhk_scaled_residual_f32_finish(p_x, p_weight, p_scale, p_residual, p_out, tkhm_p, at, i / n % m, i % n, sum);
+        tkhk_scaled_residual_f32_batch(tkhm_p, r / m, at);
+#pragma unroll
+        for (int e = 0; e < TKHM_SLICE_COLS / 256; ++e)
+            if (j0 + 256 * e < n)
+                tkhk_scaled_residual_f32_finish(p_x, p_weight, p_scale, p_residual, p_out, tkhm_p, at, r % m, j0 + 256 * e, sum[e]);
     }
 }
 
@@ -786,7 +802,7 @@ extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_plan(const void *const
     int e = tkhk_scaled_residual_f32_run(inputs, part, scalars, &q, more < (1u << 20) ? (unsigned)more : (1u << 20), block, stream);
     if (e != 0)
         return e;
-    const int64_t blocks = (plan->count + 255) / 256;
+    const int64_t blocks = plan->count / plan->size[1] * ((plan->size[1] + TKHM_SLICE_COLS - 1) / TKHM_SLICE_COLS);
     hipLaunchKernelGGL(tkhk_scaled_residual_f32_slices, dim3((unsigned)(blocks < 4096 ? blocks : 4096)), dim3(256), 0,
         (hipStream_t)stream, (const float *)inputs[0], (const float *)inputs[1], (const float *)inputs[2], (const float *)inputs[3], (float *)outputs[0], *plan, (const float *)scratch);
     return (int)hipGetLastError();
@@ -820,3 +836,4 @@ extern "C" TKH_HIDDEN int tkhk_scaled_residual_f32_launch_nearest(const tkh_plan
 #undef TKHM_BN
 #undef TKHM_BK
 #undef TKHM_PAD
+#undef TKHM_SLICE_COLS
