@@ -322,7 +322,8 @@ static void expressions_reject_what_no_bound_follows(void **state)
     expect_error(*state, EXPR_ENV "return bound('x 1')", "unexpected '1' after a whole expression");
 }
 
-#define MM_OPS(fields) "ops([[\nmatmul { name = 'g', semantics = 's', types = { 'f32' }, " fields " }\n]])"
+#define MM_TYPED(type, fields) "ops([[\nmatmul { name = 'g', semantics = 's', types = { '" type "' }, " fields " }\n]])"
+#define MM_OPS(fields) MM_TYPED("f32", fields)
 
 /* A matrix product's extra inputs: columns, rows and addends with their extents and
  * defaults; projectable where the epilogue adds one of them to the sum; refusals. */
@@ -338,13 +339,11 @@ static void ops_products_declare_extra_inputs(void **state)
         "tostring(k.projectable) .. ' ' .. k.extras[1].default"), "true 0");
     expect_error(*state, MM_OPS("inputs = 'T a, row T b'"), "the first two inputs are the operands a and b");
     expect_error(*state, MM_OPS("inputs = 'T a, T b, row T s = x'"), "the default of 's' must be a number");
-    expect_error(*state, "ops([[\nmatmul { name = 'g', semantics = 's', types = { 'i8' }, inputs = 'T a, T b, T c' }\n]])",
+    expect_error(*state, MM_TYPED("i8", "inputs = 'T a, T b, T c'"),
         "integer matrix products take no epilogue, extra inputs or scalars");
     expect_error(*state, SIG("inputs = 'T x, row T w', outputs = 'T y', types = { 'f32' }, compute = 'x'"),
         "only a matrix product's inputs may be rows");
 }
-
-#define MM_TYPED(type, fields) "ops([[\nmatmul { name = 'g', semantics = 's', types = { '" type "' }, " fields " }\n]])"
 
 /* A product's output type keeps the check's meaning: floats within a bound, integers exactly
  * modulo 2^bits of the accumulator. Wider or other float outputs are fine. */
